@@ -26,7 +26,10 @@ __global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A,
     for (int k = 0; k < K; ++k) {
       sum += A[row * K + k] * B[k * N + col];
     }
-    C[row * N + col] = alpha * sum + beta * C[row * N + col];
+    // BLAS semantics: with beta == 0, C is output only and is never read
+    // (it may hold anything, NaN included).
+    const float c_in = (beta == 0.0f) ? 0.0f : beta * C[row * N + col];
+    C[row * N + col] = alpha * sum + c_in;
   }
 }
 // [end]
@@ -46,8 +49,11 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 
 }  // namespace ch01
 
+#ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
-  const ladder::Chapter chapter{"01-naive", "Naive", __FILE__, ch01::launch,
-                                ladder::accepts_any_size};
+  const ladder::Chapter chapter{
+      "01-naive", "Naive", __FILE__, ch01::launch, ladder::accepts_any_size,
+      {reinterpret_cast<const void*>(ch01::sgemm_naive), ch01::BLOCK * ch01::BLOCK, 0}};
   return ladder::run_chapter(chapter, argc, argv);
 }
+#endif

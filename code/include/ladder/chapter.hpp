@@ -35,6 +35,14 @@ using LaunchFn = void (*)(const Gemm& g, cudaStream_t stream);
 /// multiple of 128"). Called before anything is launched.
 using AcceptsFn = std::string (*)(int M, int N, int K);
 
+/// The main kernel a chapter launches and its launch shape, so the runner can
+/// ask the GPU for its registers, shared memory and occupancy.
+struct KernelInfo {
+  const void* function = nullptr;  ///< the `__global__` function, cast to const void*
+  int threads_per_block = 0;
+  int dynamic_smem_bytes = 0;
+};
+
 /// Everything the runner needs to know about one chapter.
 struct Chapter {
   const char* slug;    ///< the chapter's folder name, e.g. "01-naive"
@@ -42,6 +50,7 @@ struct Chapter {
   const char* source;  ///< the kernel file's path, pass `__FILE__`
   LaunchFn launch;
   AcceptsFn accepts;
+  KernelInfo kernel;   ///< optional: the main kernel, for the resource report
 };
 
 /// The accepts-function of a chapter that computes every size.

@@ -1,0 +1,76 @@
+// Chapter 03: flattening the block. The same work and the same memory access
+// pattern as chapter 02, but the block is one-dimensional: 1024 threads in
+// threadIdx.x only, and the kernel itself says which row and column of the
+// block's 32 x 32 tile of C each thread owns. The index arithmetic is now
+// explicit, in two small functions, which the following chapters build on.
+//
+// Build this chapter alone, from its folder:
+//   nvcc -O3 -std=c++17 -arch=native -I../../code/include kernel.cu -lcublas -o flat-block
+// Run it:
+//   ./flat-block --sizes 1024 2048
+#include <ladder/runner.cuh>
+
+namespace ch03 {
+
+// [tile]
+/// Side of the square tile of C that one block computes: 32 x 32 elements,
+/// one per thread, so a block has BLOCK * BLOCK = 1024 threads.
+constexpr int BLOCK = 32;
+
+/// Row, inside the block's tile of C, of the element that thread `tid`
+/// computes. The 32 lanes of a warp share one row.
+__host__ __device__ constexpr int tile_row(int tid) { return tid / BLOCK; }
+
+/// Column, inside the block's tile of C, of the element that thread `tid`
+/// computes. The 32 lanes of a warp cover the 32 columns of their row.
+__host__ __device__ constexpr int tile_col(int tid) { return tid % BLOCK; }
+// [end]
+
+// [kernel]
+/// @brief C = alpha * A * B + beta * C with one thread per element of C, in
+/// one-dimensional blocks of BLOCK * BLOCK threads.
+///
+/// Block (x, y) of the grid computes the BLOCK x BLOCK tile of C whose first
+/// row is y * BLOCK and whose first column is x * BLOCK; thread `tid` of the
+/// block computes element (tile_row(tid), tile_col(tid)) of that tile.
+/// Consecutive lanes get consecutive columns, so the accesses stay coalesced
+/// as in chapter 02.
+///
+/// @pre blockDim.x == BLOCK * BLOCK, gridDim.x * BLOCK >= N and
+///      gridDim.y * BLOCK >= M.
+__global__ void __launch_bounds__(BLOCK * BLOCK)
+    sgemm_flat_block(int M, int N, int K, float alpha, const float* A, const float* B,
+                     float beta, float* C) {
+  const int row = blockIdx.y * BLOCK + tile_row(threadIdx.x);
+  const int col = blockIdx.x * BLOCK + tile_col(threadIdx.x);
+  if (row < M && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < K; ++k) {
+      sum += A[row * K + k] * B[k * N + col];
+    }
+    C[row * N + col] = alpha * sum + beta * C[row * N + col];
+  }
+}
+// [end]
+
+// [launch]
+/// @brief Launches sgemm_flat_block: one block of BLOCK * BLOCK threads per
+/// BLOCK x BLOCK tile of C; the grid's x dimension covers the N columns and
+/// its y dimension the M rows.
+void launch(const ladder::Gemm& g, cudaStream_t stream) {
+  const dim3 block(BLOCK * BLOCK);
+  const dim3 grid(ladder::ceil_div(g.N, BLOCK), ladder::ceil_div(g.M, BLOCK));
+  sgemm_flat_block<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
+                                               g.beta, g.C);
+}
+// [end]
+
+}  // namespace ch03
+
+#ifndef LADDER_NO_MAIN
+int main(int argc, char** argv) {
+  const ladder::Chapter chapter{"03-flat-block", "Flattening the block", __FILE__,
+                                ch03::launch, ladder::accepts_any_size};
+  return ladder::run_chapter(chapter, argc, argv);
+}
+#endif

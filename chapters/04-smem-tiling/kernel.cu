@@ -1,0 +1,143 @@
+// Chapter 04: shared-memory tiling. A block still computes a 32 x 32 tile of C
+// with one thread per element, but it walks along K in steps of 32: each step
+// copies a 32 x 32 tile of A and one of B into shared memory (one float per
+// thread, coalesced), waits for the whole block, and then every thread reads
+// its 32 products' operands from shared memory instead of from global memory.
+// Each float brought in from global memory is now used 32 times. The tiles
+// must fit exactly, so from this chapter on M, N and K must be multiples of
+// the tile sizes (chapter 12 lifts that).
+//
+// Build this chapter alone, from its folder:
+//   nvcc -O3 -std=c++17 -arch=native -I../../code/include kernel.cu -lcublas -o smem-tiling
+// Run it:
+//   ./smem-tiling --sizes 1024 2048
+#include <ladder/runner.cuh>
+
+namespace ch04 {
+
+// [tile]
+/// Side of the square tiles: a block computes a BLOCK x BLOCK tile of C, one
+/// element per thread (BLOCK * BLOCK = 1024 threads), and steps along K by
+/// BLOCK, holding a BLOCK x BLOCK tile of A and one of B in shared memory.
+constexpr int BLOCK = 32;
+
+/// Row, inside the block's tile of C, of the element that thread `tid`
+/// computes. The 32 lanes of a warp share one row.
+__host__ __device__ constexpr int tile_row(int tid) { return tid / BLOCK; }
+
+/// Column, inside the block's tile of C, of the element that thread `tid`
+/// computes. The 32 lanes of a warp cover the 32 columns of their row.
+__host__ __device__ constexpr int tile_col(int tid) { return tid % BLOCK; }
+// [end]
+
+// [smem-index]
+/// Index of element (row, col) of a BLOCK x BLOCK row-major tile held in
+/// shared memory: consecutive columns are consecutive 4-byte words.
+__host__ __device__ constexpr int tile_index(int row, int col) { return row * BLOCK + col; }
+
+/// Index in As at which thread `tid` stores the float of A it copied: the
+/// thread copies element (tile_row(tid), tile_col(tid)) of the A tile.
+__host__ __device__ constexpr int a_store_index(int tid) {
+  return tile_index(tile_row(tid), tile_col(tid));
+}
+
+/// Index in Bs at which thread `tid` stores the float of B it copied: the
+/// thread copies element (tile_row(tid), tile_col(tid)) of the B tile.
+__host__ __device__ constexpr int b_store_index(int tid) {
+  return tile_index(tile_row(tid), tile_col(tid));
+}
+
+/// Index in As of the A operand that thread `tid` reads in step `dot_idx` of
+/// the dot product: As[tile_row(tid)][dot_idx], the same word for the whole
+/// warp (a broadcast).
+__host__ __device__ constexpr int a_load_index(int tid, int dot_idx) {
+  return tile_index(tile_row(tid), dot_idx);
+}
+
+/// Index in Bs of the B operand that thread `tid` reads in step `dot_idx` of
+/// the dot product: Bs[dot_idx][tile_col(tid)], 32 consecutive words for the
+/// 32 lanes of a warp.
+__host__ __device__ constexpr int b_load_index(int tid, int dot_idx) {
+  return tile_index(dot_idx, tile_col(tid));
+}
+// [end]
+
+// [kernel]
+/// @brief C = alpha * A * B + beta * C, staging BLOCK x BLOCK tiles of A and B
+/// in shared memory.
+///
+/// Block (x, y) of the grid computes the BLOCK x BLOCK tile of C whose first
+/// row is y * BLOCK and whose first column is x * BLOCK; thread `tid` of the
+/// block computes element (tile_row(tid), tile_col(tid)) of that tile. For
+/// each step of BLOCK along K, the block copies the matching tiles of A and
+/// B into shared memory, synchronizes, accumulates BLOCK products per thread
+/// from shared memory, and synchronizes again before the tiles are
+/// overwritten.
+///
+/// @pre M, N and K are multiples of BLOCK (see accepts()).
+/// @pre blockDim.x == BLOCK * BLOCK, gridDim.x * BLOCK == N and
+///      gridDim.y * BLOCK == M.
+__global__ void __launch_bounds__(BLOCK * BLOCK)
+    sgemm_smem_tiled(int M, int N, int K, float alpha, const float* A, const float* B,
+                     float beta, float* C) {
+  __shared__ float As[BLOCK * BLOCK];  // the A tile: BLOCK rows of C x BLOCK steps of K
+  __shared__ float Bs[BLOCK * BLOCK];  // the B tile: BLOCK steps of K x BLOCK columns of C
+
+  const int tid = threadIdx.x;
+  const int row = blockIdx.y * BLOCK + tile_row(tid);
+  const int col = blockIdx.x * BLOCK + tile_col(tid);
+
+  float sum = 0.0f;
+  for (int tile_k = 0; tile_k < K; tile_k += BLOCK) {
+    // [load-tile]
+    // Thread (r, c) of the tile copies A[row][tile_k + c] and B[tile_k + r][col]:
+    // a warp copies 32 consecutive floats of one row of A and of one row of B.
+    As[a_store_index(tid)] = A[row * K + tile_k + tile_col(tid)];
+    Bs[b_store_index(tid)] = B[(tile_k + tile_row(tid)) * N + col];
+    __syncthreads();  // the tiles are complete: any thread may now read any element
+    // [end load-tile]
+
+    // [compute-tile]
+    for (int dot_idx = 0; dot_idx < BLOCK; ++dot_idx) {
+      sum += As[a_load_index(tid, dot_idx)] * Bs[b_load_index(tid, dot_idx)];
+    }
+    __syncthreads();  // every thread is done reading: the next step may overwrite the tiles
+    // [end compute-tile]
+  }
+  C[row * N + col] = alpha * sum + beta * C[row * N + col];
+}
+// [end]
+
+// [launch]
+/// @brief Launches sgemm_smem_tiled: one block of BLOCK * BLOCK threads per
+/// BLOCK x BLOCK tile of C; the grid's x dimension covers the N columns and
+/// its y dimension the M rows.
+/// @pre accepts(g.M, g.N, g.K) is empty.
+void launch(const ladder::Gemm& g, cudaStream_t stream) {
+  const dim3 block(BLOCK * BLOCK);
+  const dim3 grid(g.N / BLOCK, g.M / BLOCK);
+  sgemm_smem_tiled<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
+                                               g.beta, g.C);
+}
+// [end]
+
+// [accepts]
+/// @brief Says why an M x N x K product cannot be computed, or returns an
+/// empty string: the kernel has no bounds checks, so every tile must be full.
+std::string accepts(int M, int N, int K) {
+  if (M % BLOCK != 0) return "M must be a multiple of " + std::to_string(BLOCK);
+  if (N % BLOCK != 0) return "N must be a multiple of " + std::to_string(BLOCK);
+  if (K % BLOCK != 0) return "K must be a multiple of " + std::to_string(BLOCK);
+  return {};
+}
+// [end]
+
+}  // namespace ch04
+
+#ifndef LADDER_NO_MAIN
+int main(int argc, char** argv) {
+  const ladder::Chapter chapter{"04-smem-tiling", "Shared-memory tiling", __FILE__,
+                                ch04::launch, ch04::accepts};
+  return ladder::run_chapter(chapter, argc, argv);
+}
+#endif

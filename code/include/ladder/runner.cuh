@@ -1,0 +1,427 @@
+// The shared runner every chapter's main() hands itself to: it parses the
+// command line, makes inputs, checks the chapter's kernel against cuBLAS (and
+// against an FP64 product on the CPU at small sizes), times it against cuBLAS
+// in the same process, and prints a table and, on request, a JSON file.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "accuracy.hpp"
+#include "chapter.hpp"
+#include "cuda_check.hpp"
+#include "json.hpp"
+#include "options.hpp"
+#include "provenance.hpp"
+#include "stats.hpp"
+
+namespace ladder {
+
+// [inputs]
+/// A well-mixed 32-bit hash (a PCG step followed by an output permutation):
+/// element i of a matrix filled with seed s gets hash(s * 2^32 + i).
+__host__ __device__ inline uint32_t hash32(uint64_t x) {
+  uint64_t state = x * 6364136223846793005ull + 1442695040888963407ull;
+  const uint32_t xorshifted = static_cast<uint32_t>(((state >> 18u) ^ state) >> 27u);
+  const uint32_t rot = static_cast<uint32_t>(state >> 59u);
+  return (xorshifted >> rot) | (xorshifted << ((32u - rot) & 31u));
+}
+
+/// Fills x[0..n) with values uniform in [-1, 1), a different set for each seed.
+__global__ void fill_uniform(float* x, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const uint32_t bits = hash32((uint64_t(seed) << 32) ^ i);
+    x[i] = static_cast<float>(bits >> 8) * (2.0f / 16777216.0f) - 1.0f;
+  }
+}
+// [end]
+
+namespace detail {
+
+/// A device buffer of floats that frees itself.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t n) : n_(n) { CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(float))); }
+  ~DeviceBuffer() { cudaFree(ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  float* get() const { return ptr_; }
+  size_t size() const { return n_; }
+  std::vector<float> to_host() const {
+    std::vector<float> h(n_);
+    CUDA_CHECK(cudaMemcpy(h.data(), ptr_, n_ * sizeof(float), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+ private:
+  float* ptr_ = nullptr;
+  size_t n_ = 0;
+};
+
+inline void fill(const DeviceBuffer& b, uint32_t seed, cudaStream_t stream) {
+  fill_uniform<<<1024, 256, 0, stream>>>(b.get(), b.size(), seed);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// Every bit set: a NaN in every element, so an output the kernel never
+/// writes cannot pass the check.
+inline void poison(const DeviceBuffer& b, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(b.get(), 0xff, b.size() * sizeof(float), stream));
+}
+
+/// The reference: cuBLAS in plain FP32 (CUBLAS_COMPUTE_32F, never TF32).
+/// cuBLAS is column-major; a row-major C = A * B is the column-major
+/// C^T = B^T * A^T, so B is passed first and M and N swap places.
+inline void cublas_gemm(cublasHandle_t handle, const Gemm& g) {
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B,
+                            CUDA_R_32F, g.N, g.A, CUDA_R_32F, g.K, &g.beta, g.C, CUDA_R_32F, g.N,
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/// alpha * A * B + beta * C0 in FP64 on the CPU, for small sizes. With
+/// beta == 0, C0 is not read (it holds NaN).
+inline std::vector<double> cpu_gemm_fp64(const Size& s, float alpha, const std::vector<float>& A,
+                                         const std::vector<float>& B, float beta,
+                                         const std::vector<float>& C0) {
+  std::vector<double> C(size_t(s.M) * s.N, 0.0);
+  for (int i = 0; i < s.M; ++i) {
+    double* row = &C[size_t(i) * s.N];
+    for (int k = 0; k < s.K; ++k) {
+      const double a = A[size_t(i) * s.K + k];
+      const float* b = &B[size_t(k) * s.N];
+      for (int j = 0; j < s.N; ++j) row[j] += a * b[j];
+    }
+    for (int j = 0; j < s.N; ++j) {
+      row[j] = alpha * row[j] + (beta == 0.0f ? 0.0 : beta * double(C0[size_t(i) * s.N + j]));
+    }
+  }
+  return C;
+}
+
+/// Products up to this many multiply-adds also get the FP64 CPU check.
+constexpr double kCpuCheckMaxFma = 1 << 27;
+
+/// Milliseconds per launch of `run`, averaged over `reps` back-to-back launches.
+template <typename Fn>
+double time_launches(Fn&& run, int reps, cudaStream_t stream, cudaEvent_t start,
+                     cudaEvent_t stop) {
+  CUDA_CHECK(cudaEventRecord(start, stream));
+  for (int r = 0; r < reps; ++r) run();
+  CUDA_CHECK(cudaEventRecord(stop, stream));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  CUDA_CHECK_LAUNCH();
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  return double(ms) / reps;
+}
+
+inline Json summary_json(const Summary& s) {
+  Json j = Json::object();
+  j.set("median", s.median).set("min", s.min).set("max", s.max);
+  return j;
+}
+
+/// The seed of check number `check` at size number `size_index`: every
+/// check draws fresh inputs.
+inline uint32_t check_seed(unsigned base, int size_index, int check, int matrix) {
+  return hash32((uint64_t(base) << 24) ^ (uint64_t(size_index) << 8) ^ (uint64_t(check) << 2) ^
+                uint64_t(matrix));
+}
+
+/// What the runner learned about one size.
+struct SizeResult {
+  Size size{};
+  Accuracy accuracy;      ///< kernel against cuBLAS, on the last check
+  bool fp64_checked = false;
+  Accuracy kernel_fp64;   ///< kernel against FP64 (small sizes)
+  Accuracy cublas_fp64;   ///< cuBLAS against FP64 (small sizes)
+  bool correct = true;    ///< every check passed
+  bool timed = false;
+  std::string timing_skipped;
+  Summary kernel_ms;
+  Summary cublas_ms;
+};
+
+inline Json accuracy_json(const Accuracy& a) {
+  Json j = Json::object();
+  j.set("max_rel_err", a.max_rel_err)
+      .set("rel_norm_err", a.rel_norm_err)
+      .set("tolerance", a.tolerance)
+      .set("bad_values", static_cast<double>(a.bad_values))
+      .set("correct", a.correct);
+  return j;
+}
+
+/// Checks the chapter at one size `checks` times, each with fresh inputs,
+/// then (unless check_only) warms up and times it against cuBLAS.
+inline SizeResult run_size(const Chapter& chapter, const Options& o, int size_index,
+                           cublasHandle_t handle, cudaStream_t stream) {
+  SizeResult r;
+  const Size s = o.sizes[size_index];
+  r.size = s;
+  DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C0(size_t(s.M) * s.N),
+      C(size_t(s.M) * s.N), Cref(size_t(s.M) * s.N);
+  const Gemm kernel_gemm{s.M, s.N, s.K, o.alpha, A.get(), B.get(), o.beta, C.get()};
+  const Gemm cublas_args{s.M, s.N, s.K, o.alpha, A.get(), B.get(), o.beta, Cref.get()};
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+
+  // [check]
+  const int checks = o.check_only ? 2 : 1;
+  double first_kernel_ms = 0;
+  for (int check = 0; check < checks; ++check) {
+    fill(A, check_seed(o.seed, size_index, check, 0), stream);
+    fill(B, check_seed(o.seed, size_index, check, 1), stream);
+    // With beta == 0 BLAS does not read C, so C starts as NaN: an element the
+    // kernel forgets to write, or a kernel that reads C anyway, fails.
+    if (o.beta == 0.0f) {
+      poison(C0, stream);
+    } else {
+      fill(C0, check_seed(o.seed, size_index, check, 2), stream);
+    }
+    CUDA_CHECK(cudaMemcpyAsync(C.get(), C0.get(), C0.size() * sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(Cref.get(), C0.get(), C0.size() * sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream));
+    cublas_gemm(handle, cublas_args);
+    first_kernel_ms =
+        time_launches([&] { chapter.launch(kernel_gemm, stream); }, 1, stream, start, stop);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::vector<float> out = C.to_host(), ref = Cref.to_host();
+    r.accuracy = compare(out.data(), ref.data(), out.size(), s.K);
+    r.correct = r.correct && r.accuracy.correct;
+    if (double(s.M) * s.N * s.K <= kCpuCheckMaxFma) {
+      const std::vector<double> exact =
+          cpu_gemm_fp64(s, o.alpha, A.to_host(), B.to_host(), o.beta, C0.to_host());
+      r.fp64_checked = true;
+      r.kernel_fp64 = compare(out.data(), exact.data(), out.size(), s.K);
+      r.cublas_fp64 = compare(ref.data(), exact.data(), ref.size(), s.K);
+      r.correct = r.correct && r.kernel_fp64.correct && r.cublas_fp64.correct;
+    }
+  }
+  // [end]
+
+  if (!o.check_only) {
+    // [time]
+    const double predicted_s = 2.0 * o.trials * o.reps * first_kernel_ms / 1e3;
+    if (o.budget_s > 0 && predicted_s > o.budget_s) {
+      char why[160];
+      std::snprintf(why, sizeof why, "timing would take about %.0f s, over the %.0f s budget",
+                    predicted_s, o.budget_s);
+      r.timing_skipped = why;
+    } else {
+      auto kernel = [&] { chapter.launch(kernel_gemm, stream); };
+      auto reference = [&] { cublas_gemm(handle, cublas_args); };
+      // Warm up both until at least warmup_ms has passed: clocks ramp, caches
+      // and cuBLAS's heuristics settle, and module loading is out of the way.
+      double warm_ms = 0;
+      while (warm_ms < o.warmup_ms) {
+        warm_ms += time_launches(kernel, 1, stream, start, stop);
+        warm_ms += time_launches(reference, 1, stream, start, stop);
+      }
+      // Interleave: trial t times the kernel, then cuBLAS, so both see the
+      // same clocks and temperature and their ratio comes from one run.
+      std::vector<double> kernel_ms, cublas_ms;
+      for (int t = 0; t < o.trials; ++t) {
+        kernel_ms.push_back(time_launches(kernel, o.reps, stream, start, stop));
+        cublas_ms.push_back(time_launches(reference, o.reps, stream, start, stop));
+      }
+      r.kernel_ms = summarize(kernel_ms);
+      r.cublas_ms = summarize(cublas_ms);
+      r.timed = true;
+    }
+    // [end]
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return r;
+}
+
+inline Json size_json(const SizeResult& r) {
+  const Size& s = r.size;
+  Json j = Json::object();
+  j.set("M", s.M).set("N", s.N).set("K", s.K);
+  if (r.timed) {
+    j.set("time_ms", summary_json(r.kernel_ms))
+        .set("gflops", gflops(s.M, s.N, s.K, r.kernel_ms.median))
+        .set("cublas_time_ms", summary_json(r.cublas_ms))
+        .set("cublas_gflops", gflops(s.M, s.N, s.K, r.cublas_ms.median))
+        .set("pct_cublas", 100.0 * r.cublas_ms.median / r.kernel_ms.median);
+  } else if (!r.timing_skipped.empty()) {
+    j.set("timing_skipped", r.timing_skipped);
+  }
+  j.set("max_rel_err", r.accuracy.max_rel_err)
+      .set("rel_norm_err", r.accuracy.rel_norm_err)
+      .set("tolerance", r.accuracy.tolerance);
+  if (r.fp64_checked) {
+    j.set("fp64_check", Json::object()
+                            .set("kernel", accuracy_json(r.kernel_fp64))
+                            .set("cublas", accuracy_json(r.cublas_fp64)));
+  }
+  j.set("correct", r.correct);
+  return j;
+}
+
+/// The main kernel's resources as the GPU reports them: registers, static
+/// shared memory, local memory (spills), and the resident blocks per SM that
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor allows.
+inline Json resources_json(const KernelInfo& k, int device) {
+  Json j = Json::object();
+  if (k.function == nullptr) return j;
+  cudaFuncAttributes attr{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, k.function));
+  if (k.dynamic_smem_bytes > 0) {
+    CUDA_CHECK(cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    k.dynamic_smem_bytes));
+  }
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.function,
+                                                           k.threads_per_block,
+                                                           k.dynamic_smem_bytes));
+  int max_threads = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  j.set("threads_per_block", k.threads_per_block)
+      .set("registers_per_thread", attr.numRegs)
+      .set("static_smem_bytes", static_cast<int>(attr.sharedSizeBytes))
+      .set("dynamic_smem_bytes", k.dynamic_smem_bytes)
+      .set("local_bytes_per_thread", static_cast<int>(attr.localSizeBytes))
+      .set("blocks_per_sm", blocks)
+      .set("occupancy", double(blocks) * k.threads_per_block / max_threads);
+  return j;
+}
+
+inline void print_row(const SizeResult& r) {
+  char time[64] = "-", rate[32] = "-", ref[32] = "-", pct[16] = "-";
+  if (r.timed) {
+    std::snprintf(time, sizeof time, "%.3f [%.3f, %.3f]", r.kernel_ms.median, r.kernel_ms.min,
+                  r.kernel_ms.max);
+    std::snprintf(rate, sizeof rate, "%.1f", gflops(r.size.M, r.size.N, r.size.K,
+                                                     r.kernel_ms.median));
+    std::snprintf(ref, sizeof ref, "%.1f", gflops(r.size.M, r.size.N, r.size.K,
+                                                   r.cublas_ms.median));
+    std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * r.cublas_ms.median / r.kernel_ms.median);
+  } else if (!r.timing_skipped.empty()) {
+    std::snprintf(time, sizeof time, "skipped");
+  }
+  std::printf("%-18s %-28s %12s %12s %9s %10.2e %10.2e  %s\n", to_string(r.size).c_str(), time,
+              rate, ref, pct, r.accuracy.max_rel_err, r.accuracy.rel_norm_err,
+              r.correct ? "correct" : "INCORRECT");
+  if (!r.timing_skipped.empty()) std::printf("  (timing skipped: %s)\n", r.timing_skipped.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace detail
+
+/// Runs a chapter from the command line: checks it, times it, reports it.
+/// Returns the process exit code: 0 when every check passed, 1 when one
+/// failed, 2 for bad input, kExitNoGpu (77) when there is no GPU.
+inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
+  // [refuse]
+  const ParseResult parsed = parse_options(argc, argv);
+  if (!parsed.error.empty()) {
+    std::fprintf(stderr, "%s: %s\n", chapter.slug, parsed.error.c_str());
+    return 2;
+  }
+  const Options& o = parsed.options;
+  if (o.help) {
+    std::printf("%s (%s)\n%s", chapter.slug, chapter.title, usage());
+    return 0;
+  }
+  for (const Size& s : o.sizes) {
+    std::string why = check_index_range(s);
+    if (why.empty()) why = chapter.accepts(s.M, s.N, s.K);
+    if (!why.empty()) {
+      std::fprintf(stderr, "%s: cannot compute %s: %s\n", chapter.slug, to_string(s).c_str(),
+                   why.c_str());
+      return 2;
+    }
+  }
+  int device_count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&device_count);
+  if (status != cudaSuccess || device_count == 0) {
+    std::fprintf(stderr, "%s: no CUDA GPU found (%s); nothing was run\n", chapter.slug,
+                 status != cudaSuccess ? cudaGetErrorString(status) : "zero devices");
+    return kExitNoGpu;
+  }
+  if (o.device >= device_count) {
+    std::fprintf(stderr, "%s: --device %d, but there are only %d GPUs\n", chapter.slug, o.device,
+                 device_count);
+    return 2;
+  }
+  CUDA_CHECK(cudaSetDevice(o.device));
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  for (const Size& s : o.sizes) {
+    // A, B, and three M x N buffers: C's input, the kernel's output, cuBLAS's.
+    const double need = 4.0 * (double(s.M) * s.K + double(s.K) * s.N + 3.0 * s.M * s.N);
+    if (need > 0.9 * double(free_bytes)) {
+      std::fprintf(stderr, "%s: %s needs %.1f GiB of GPU memory, %.1f GiB is free\n",
+                   chapter.slug, to_string(s).c_str(), need / (1 << 30),
+                   double(free_bytes) / (1 << 30));
+      return 2;
+    }
+  }
+  // [end]
+
+  Json report = Json::object();
+  report.set("schema", 1).set("chapter", chapter.slug).set("title", chapter.title);
+  Json config = Json::object();
+  config.set("trials", o.trials)
+      .set("reps", o.reps)
+      .set("warmup_ms", o.warmup_ms)
+      .set("alpha", double(o.alpha))
+      .set("beta", double(o.beta))
+      .set("seed", static_cast<double>(o.seed))
+      .set("check_only", o.check_only)
+      .set("budget_s", o.budget_s);
+  Json prov = provenance(o.device, chapter.source);
+  prov.set("config", config);
+  report.set("provenance", prov);
+  report.set("resources", detail::resources_json(chapter.kernel, o.device));
+
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  CUBLAS_CHECK(cublasSetStream(handle, stream));
+
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
+  std::printf("%s (%s) on %s, alpha %g, beta %g%s\n", chapter.slug, chapter.title, prop.name,
+              o.alpha, o.beta, o.check_only ? ", check only" : "");
+  std::printf("%-18s %-28s %12s %12s %9s %10s %10s  %s\n", "M x N x K", "time ms (median [min, max])",
+              "GFLOP/s", "cuBLAS", "% cuBLAS", "max rel", "rel norm", "verdict");
+
+  bool all_correct = true;
+  Json sizes = Json::array();
+  for (int i = 0; i < static_cast<int>(o.sizes.size()); ++i) {
+    const detail::SizeResult r = detail::run_size(chapter, o, i, handle, stream);
+    detail::print_row(r);
+    sizes.push(detail::size_json(r));
+    all_correct = all_correct && r.correct;
+  }
+  report.set("sizes", sizes);
+
+  CUBLAS_CHECK(cublasDestroy(handle));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  if (!o.json_path.empty()) {
+    std::ofstream out(o.json_path);
+    out << report.dump() << "\n";
+    if (!out) {
+      std::fprintf(stderr, "%s: could not write %s\n", chapter.slug, o.json_path.c_str());
+      return 1;
+    }
+  }
+  return all_correct ? 0 : 1;
+}
+
+}  // namespace ladder
