@@ -25,7 +25,7 @@ constexpr std::array<std::uint32_t, Lanes> column_walk(int stride) {
 
 // The model is constexpr, so the headline claims hold at compile time too.
 static_assert(analyze(column_walk(32)).wavefronts == 32);
-// SA
+static_assert(analyze(column_walk(33)).wavefronts == 1);
 
 // A 32 x 32 float tile read down a column: element (lane, c) is word
 // lane * 32 + c, in bank (lane * 32 + c) % 32 = c for every lane. 32 different

@@ -111,7 +111,7 @@ constexpr void analyse_phase(const std::uint32_t* addresses, std::uint64_t mask,
     for (int w = 0; w < words_per_lane; ++w) {
       const std::uint32_t word = addresses[lane] / kBankBytes + static_cast<std::uint32_t>(w);
       bool seen = false;  // a word asked for twice is served once (broadcast)
-      for (int i = 0; i < distinct_count; ++i) seen = false;
+      for (int i = 0; i < distinct_count; ++i) seen = seen || distinct[i] == word;
       if (!seen) distinct[distinct_count++] = word;
     }
   }

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The measure command: everything the book reports, measured on this GPU.
+
+    python3 code/measure.py [--quick] [--chapters 01-naive 02-coalescing ...]
+
+On a machine with an NVIDIA GPU it
+  1. configures and builds Release for this GPU's architecture (build/measure),
+  2. runs the GPU tests (ctest -L gpu),
+  3. measures the two ceilings (FP32 FMA peak, copy bandwidth),
+  4. benchmarks every chapter at 256 ... 8192 against cuBLAS,
+  5. runs compute-sanitizer (memcheck, racecheck, synccheck) on every chapter
+     at a small size,
+  6. reads ncu's shared-memory counters for every chapter at one size,
+and writes all of it to results/<gpu>/, where <gpu> is the slug the chapter
+binaries report ("h200" for an NVIDIA H200). It prints progress as it goes and
+a summary table last. Nothing in results/ is written any other way.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
+# A chapter skips timing a size whose 7 x 5 timed launches (and cuBLAS's)
+# would take longer than this; the results file says so.
+TIME_BUDGET_S = 20
+SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck"]
+NCU_METRICS = [
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__inst_executed_op_shared_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum",
+]
+NCU_SIZE = "4096"
+START = time.monotonic()
+
+
+def say(message: str) -> None:
+    print(f"[measure {time.monotonic() - START:6.1f} s] {message}", flush=True)
+
+
+def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, text=True, capture_output=True, **kwargs)
+
+
+def build(build_dir: Path) -> None:
+    say(f"configuring and building Release in {build_dir.relative_to(ROOT)}")
+    configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
+                 "-DCMAKE_BUILD_TYPE=Release"]
+    for cmd in (configure, ["cmake", "--build", str(build_dir), "--parallel"]):
+        done = run(cmd)
+        if done.returncode != 0:
+            sys.exit(f"measure: {' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
+
+
+def chapter_binaries(build_dir: Path, wanted: list[str]) -> list[Path]:
+    chapters = sorted(p.name for p in (ROOT / "chapters").iterdir()
+                      if (p / "kernel.cu").exists())
+    if wanted:
+        chapters = [c for c in chapters if c in wanted]
+    return [build_dir / "bin" / c for c in chapters if (build_dir / "bin" / c).exists()]
+
+
+def gpu_tests(build_dir: Path) -> dict:
+    say("running the GPU tests (ctest -L gpu)")
+    junit = build_dir / "gpu-tests.xml"
+    done = run(["ctest", "--test-dir", str(build_dir), "-L", "gpu", "--output-on-failure",
+                "-j", "4", "--output-junit", str(junit)])
+    summary = [line for line in done.stdout.splitlines() if "tests passed" in line]
+    failed = [line.strip() for line in done.stdout.splitlines() if "***" in line or "(Failed)" in line]
+    say(summary[0] if summary else "ctest printed no summary")
+    return {"returncode": done.returncode, "summary": summary[0] if summary else "",
+            "failed": failed}
+
+
+def baseline(build_dir: Path, out: Path) -> None:
+    say("measuring the ceilings (FMA peak, copy bandwidth)")
+    done = run([str(build_dir / "bin" / "baseline"), "--json", str(out)])
+    say(done.stdout.strip() or done.stderr.strip())
+
+
+def benchmark(binary: Path, out: Path, sizes: list[str]) -> dict:
+    say(f"benchmarking {binary.name} at {' '.join(sizes)}")
+    done = run([str(binary), "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
+                "--json", str(out)])
+    print(done.stdout, end="", flush=True)
+    if done.returncode != 0:
+        print(done.stderr, end="", flush=True)
+    return {"returncode": done.returncode}
+
+
+def smallest_accepted(binary: Path) -> str | None:
+    """The smallest of 128, 256, 512 the chapter accepts. A refused size
+    exits with 2 before anything is launched, so asking costs nothing."""
+    for size in ["128", "256", "512"]:
+        if run([str(binary), "--sizes", size, "--check-only"], timeout=120).returncode != 2:
+            return size
+    return None
+
+
+def sanitize(binary: Path, size: str) -> dict:
+    results = {}
+    for tool in SANITIZER_TOOLS:
+        cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
+               str(binary), "--sizes", size, "--check-only"]
+        if tool == "memcheck":
+            cmd[3:3] = ["--leak-check", "full"]
+        done = run(cmd, timeout=300)
+        tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
+        results[tool] = {"clean": done.returncode == 0, "returncode": done.returncode,
+                         "size": size, "tail": tail}
+    return results
+
+
+def ncu_counters(binary: Path, size: str) -> dict:
+    """ncu's shared-memory counters for the chapter's kernel (every chapter
+    kernel's name starts with sgemm_; cuBLAS's and the input fill's do not),
+    one launch of a correctness run."""
+    cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(NCU_METRICS),
+           "--kernel-name-base", "function", "--kernel-name", "regex:^sgemm_",
+           "--launch-count", "1", str(binary), "--sizes", size, "--check-only"]
+    done = run(cmd, timeout=300)
+    kernels: dict[str, dict] = {}
+    text = done.stdout
+    start = text.find('"ID"')
+    if start < 0:
+        return {"error": (done.stdout + done.stderr).strip().splitlines()[-5:]}
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        name = row.get("Kernel Name", "?")
+        value = row.get("Metric Value", "").replace(",", "")
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        kernels.setdefault(name, {})[row["Metric Name"]] = number
+    return {"size": size, "kernels": kernels}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chapters", nargs="*", default=[],
+                        help="only these chapters (folder names); default all")
+    parser.add_argument("--quick", action="store_true",
+                        help="sizes 256..2048 only, no sanitizer and no ncu (a first look)")
+    parser.add_argument("--build-dir", default=str(ROOT / "build" / "measure"))
+    parser.add_argument("--no-sanitizer", action="store_true")
+    parser.add_argument("--no-ncu", action="store_true")
+    args = parser.parse_args()
+
+    if shutil.which("nvidia-smi") is None or run(["nvidia-smi", "-L"]).returncode != 0:
+        print("measure: no NVIDIA GPU here (nvidia-smi finds none); nothing was measured")
+        return 77
+    build_dir = Path(args.build_dir)
+    build(build_dir)
+    binaries = chapter_binaries(build_dir, args.chapters)
+    sizes = SIZES[:4] if args.quick else SIZES
+
+    staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
+    (staging / "chapters").mkdir()
+    tests = gpu_tests(build_dir)
+    baseline(build_dir, staging / "baseline.json")
+    status = {}
+    for binary in binaries:
+        status[binary.name] = benchmark(binary, staging / "chapters" / f"{binary.name}.json", sizes)
+
+    sanitizer, counters = {}, {}
+    if not (args.quick or args.no_sanitizer):
+        say("running compute-sanitizer (memcheck, racecheck, synccheck), 4 chapters at a time")
+        small = {b.name: smallest_accepted(b) for b in binaries}
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            jobs = {b.name: pool.submit(sanitize, b, small[b.name]) for b in binaries
+                    if small[b.name]}
+            for name, job in jobs.items():
+                sanitizer[name] = job.result()
+                verdict = ", ".join(f"{t} {'clean' if r['clean'] else 'NOT CLEAN'}"
+                                    for t, r in sanitizer[name].items())
+                say(f"sanitizer {name}: {verdict}")
+    if not (args.quick or args.no_ncu) and shutil.which("ncu"):
+        for binary in binaries:
+            say(f"ncu shared-memory counters for {binary.name} at {NCU_SIZE}")
+            counters[binary.name] = ncu_counters(binary, NCU_SIZE)
+
+    # The GPU's slug comes from what the binaries recorded, so the folder
+    # name and the files inside it can never disagree.
+    written = sorted((staging / "chapters").glob("*.json"))
+    if not written:
+        sys.exit("measure: no chapter wrote results")
+    provenance = json.loads(written[0].read_text())["provenance"]
+    target = ROOT / "results" / provenance["gpu_slug"]
+    (target / "chapters").mkdir(parents=True, exist_ok=True)
+    for path in written:
+        shutil.copy(path, target / "chapters" / path.name)
+    if (staging / "baseline.json").exists():
+        shutil.copy(staging / "baseline.json", target / "baseline.json")
+    common = {"schema": 1, "gpu": provenance["gpu"], "date": provenance["date"],
+              "git_commit": provenance["git_commit"]}
+    (target / "gpu-tests.json").write_text(json.dumps({**common, **tests}, indent=2) + "\n")
+    if sanitizer:
+        (target / "sanitizer.json").write_text(
+            json.dumps({**common, "chapters": sanitizer}, indent=2) + "\n")
+    if counters:
+        (target / "ncu.json").write_text(
+            json.dumps({**common, "metrics": NCU_METRICS, "chapters": counters}, indent=2) + "\n")
+
+    say(f"wrote {target.relative_to(ROOT)}")
+    print(f"\n{'chapter':28} " + " ".join(f"{s:>9}" for s in sizes) + "   (% of cuBLAS)")
+    for path in written:
+        result = json.loads(path.read_text())
+        by_size = {f"{r['M']}": r for r in result["sizes"] if r["M"] == r["N"] == r["K"]}
+        cells = []
+        for s in sizes:
+            r = by_size.get(s, {})
+            cells.append(f"{r['pct_cublas']:8.1f}%" if "pct_cublas" in r
+                         else ("     FAIL" if not r.get("correct", True) else "        -"))
+        print(f"{result['chapter']:28} " + " ".join(cells))
+    bad = [n for n, s in status.items() if s["returncode"] != 0]
+    if bad or tests["returncode"] != 0:
+        print(f"\nmeasure: failures: {', '.join(bad) or 'GPU tests'}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

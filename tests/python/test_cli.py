@@ -1,0 +1,67 @@
+"""The chapter binaries' command line, run for real: bad input is refused
+with one line and exit code 2 before any GPU work, and a machine without a
+GPU gets its own message and exit code 77 (CTest's skip), never a pass."""
+import subprocess
+
+import pytest
+
+from common import has_gpu
+
+
+def chapters(build_dir):
+    found = sorted(p for p in (build_dir / "bin").iterdir() if p.name[:2].isdigit())
+    assert found, "no chapter binaries were built"
+    return found
+
+
+def run(binary, *args):
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=60)
+
+
+BAD = [
+    ["--sizes", "0"],
+    ["--sizes", "abc"],
+    ["--sizes", "-256"],
+    ["--sizes", "64x64"],
+    ["--sizes"],
+    ["--trials", "0"],
+    ["--beta", "zero"],
+    ["--device", "x"],
+    ["--no-such-flag"],
+    ["--sizes", "70000"],  # past 32-bit indexing for every chapter
+]
+
+
+@pytest.mark.parametrize("args", BAD, ids=lambda a: " ".join(a) or "none")
+def test_bad_input_is_refused_with_one_line(build_dir, args):
+    for binary in chapters(build_dir):
+        done = run(binary, *args)
+        assert done.returncode == 2, f"{binary.name} {args}: exit {done.returncode}"
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and binary.name in lines[0], f"{binary.name}: {done.stderr!r}"
+        assert done.stdout == ""
+
+
+def test_sizes_a_chapter_cannot_compute_are_refused_before_launch(build_dir):
+    """A prime size no tiled chapter can take: chapters that compute any size
+    must not refuse it; those that refuse must say why, with exit code 2."""
+    for binary in chapters(build_dir):
+        done = run(binary, "--sizes", "4099", "--check-only")
+        if done.returncode == 2:
+            assert "cannot compute 4099x4099x4099" in done.stderr
+        else:
+            assert done.returncode in (0, 77), f"{binary.name}: {done.stderr}"
+
+
+def test_help_exits_zero(build_dir):
+    for binary in chapters(build_dir):
+        done = run(binary, "--help")
+        assert done.returncode == 0 and "usage:" in done.stdout
+
+
+@pytest.mark.skipif(has_gpu(), reason="this machine has a GPU")
+def test_without_a_gpu_the_binary_skips_with_77(build_dir):
+    for binary in chapters(build_dir):
+        done = run(binary, "--sizes", "256", "--check-only")
+        assert done.returncode == 77, f"{binary.name}: exit {done.returncode}"
+        assert "no CUDA GPU found" in done.stderr
