@@ -156,6 +156,8 @@ def main() -> int:
                         help="only these chapters (folder names); default all")
     parser.add_argument("--quick", action="store_true",
                         help="sizes 256..2048 only, no sanitizer and no ncu (a first look)")
+    parser.add_argument("--sizes", nargs="*", default=None,
+                        help=f"square sizes to benchmark (default {' '.join(SIZES)})")
     parser.add_argument("--build-dir", default=str(ROOT / "build" / "measure"))
     parser.add_argument("--no-sanitizer", action="store_true")
     parser.add_argument("--no-ncu", action="store_true")
@@ -167,7 +169,7 @@ def main() -> int:
     build_dir = Path(args.build_dir)
     build(build_dir)
     binaries = chapter_binaries(build_dir, args.chapters)
-    sizes = SIZES[:4] if args.quick else SIZES
+    sizes = args.sizes or (SIZES[:4] if args.quick else SIZES)
 
     staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
     (staging / "chapters").mkdir()

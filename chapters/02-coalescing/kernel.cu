@@ -23,8 +23,8 @@ namespace ch02 {
 /// segment instead of 32 segments K or N floats apart.
 ///
 /// @pre blockDim.x * gridDim.x >= N and blockDim.y * gridDim.y >= M.
-__global__ void sgemm_coalesced(int M, int N, int K, float alpha, const float* A,
-                                const float* B, float beta, float* C) {
+__global__ void sgemm_coalesced(int M, int N, int K, float alpha, const float* A, const float* B,
+                                float beta, float* C) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row < M && col < N) {
@@ -32,7 +32,10 @@ __global__ void sgemm_coalesced(int M, int N, int K, float alpha, const float* A
     for (int k = 0; k < K; ++k) {
       sum += A[row * K + k] * B[k * N + col];
     }
-    C[row * N + col] = alpha * sum + beta * C[row * N + col];
+    // BLAS semantics: with beta == 0, C is output only and is never read
+    // (it may hold anything, NaN included).
+    const float c_in = (beta == 0.0f) ? 0.0f : beta * C[row * N + col];
+    C[row * N + col] = alpha * sum + c_in;
   }
 }
 // [end]
@@ -46,8 +49,7 @@ constexpr int BLOCK = 32;
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   const dim3 block(BLOCK, BLOCK);
   const dim3 grid(ladder::ceil_div(g.N, BLOCK), ladder::ceil_div(g.M, BLOCK));
-  sgemm_coalesced<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
-                                              g.beta, g.C);
+  sgemm_coalesced<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 
@@ -55,8 +57,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 
 #ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch02::sgemm_coalesced),
+                                  ch02::BLOCK * ch02::BLOCK, 0};
   const ladder::Chapter chapter{"02-coalescing", "Global-memory coalescing", __FILE__,
-                                ch02::launch, ladder::accepts_any_size};
+                                ch02::launch,    ladder::accepts_any_size,   kernel};
   return ladder::run_chapter(chapter, argc, argv);
 }
 #endif

@@ -13,9 +13,10 @@
 namespace ch03 {
 
 // [tile]
-/// Side of the square tile of C that one block computes: 32 x 32 elements,
-/// one per thread, so a block has BLOCK * BLOCK = 1024 threads.
+/// Side of the square tile of C that one block computes: 32 x 32 elements.
 constexpr int BLOCK = 32;
+/// Threads per block, one per element of the tile of C: 1024.
+constexpr int NUM_THREADS = BLOCK * BLOCK;
 
 /// Row, inside the block's tile of C, of the element that thread `tid`
 /// computes. The 32 lanes of a warp share one row.
@@ -28,7 +29,7 @@ __host__ __device__ constexpr int tile_col(int tid) { return tid % BLOCK; }
 
 // [kernel]
 /// @brief C = alpha * A * B + beta * C with one thread per element of C, in
-/// one-dimensional blocks of BLOCK * BLOCK threads.
+/// one-dimensional blocks of NUM_THREADS threads.
 ///
 /// Block (x, y) of the grid computes the BLOCK x BLOCK tile of C whose first
 /// row is y * BLOCK and whose first column is x * BLOCK; thread `tid` of the
@@ -36,11 +37,11 @@ __host__ __device__ constexpr int tile_col(int tid) { return tid % BLOCK; }
 /// Consecutive lanes get consecutive columns, so the accesses stay coalesced
 /// as in chapter 02.
 ///
-/// @pre blockDim.x == BLOCK * BLOCK, gridDim.x * BLOCK >= N and
+/// @pre blockDim.x == NUM_THREADS, gridDim.x * BLOCK >= N and
 ///      gridDim.y * BLOCK >= M.
-__global__ void __launch_bounds__(BLOCK * BLOCK)
-    sgemm_flat_block(int M, int N, int K, float alpha, const float* A, const float* B,
-                     float beta, float* C) {
+__global__ void __launch_bounds__(NUM_THREADS)
+    sgemm_flat_block(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                     float* C) {
   const int row = blockIdx.y * BLOCK + tile_row(threadIdx.x);
   const int col = blockIdx.x * BLOCK + tile_col(threadIdx.x);
   if (row < M && col < N) {
@@ -48,20 +49,22 @@ __global__ void __launch_bounds__(BLOCK * BLOCK)
     for (int k = 0; k < K; ++k) {
       sum += A[row * K + k] * B[k * N + col];
     }
-    C[row * N + col] = alpha * sum + beta * C[row * N + col];
+    // BLAS semantics: with beta == 0, C is output only and is never read
+    // (it may hold anything, NaN included).
+    const float c_in = (beta == 0.0f) ? 0.0f : beta * C[row * N + col];
+    C[row * N + col] = alpha * sum + c_in;
   }
 }
 // [end]
 
 // [launch]
-/// @brief Launches sgemm_flat_block: one block of BLOCK * BLOCK threads per
+/// @brief Launches sgemm_flat_block: one block of NUM_THREADS threads per
 /// BLOCK x BLOCK tile of C; the grid's x dimension covers the N columns and
 /// its y dimension the M rows.
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
-  const dim3 block(BLOCK * BLOCK);
+  const dim3 block(NUM_THREADS);
   const dim3 grid(ladder::ceil_div(g.N, BLOCK), ladder::ceil_div(g.M, BLOCK));
-  sgemm_flat_block<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
-                                               g.beta, g.C);
+  sgemm_flat_block<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 
@@ -69,8 +72,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 
 #ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
-  const ladder::Chapter chapter{"03-flat-block", "Flattening the block", __FILE__,
-                                ch03::launch, ladder::accepts_any_size};
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch03::sgemm_flat_block),
+                                  ch03::NUM_THREADS, 0};
+  const ladder::Chapter chapter{"03-flat-block", "Flattening the block",   __FILE__,
+                                ch03::launch,    ladder::accepts_any_size, kernel};
   return ladder::run_chapter(chapter, argc, argv);
 }
 #endif

@@ -17,9 +17,11 @@ namespace ch04 {
 
 // [tile]
 /// Side of the square tiles: a block computes a BLOCK x BLOCK tile of C, one
-/// element per thread (BLOCK * BLOCK = 1024 threads), and steps along K by
+/// element per thread, and steps along K by
 /// BLOCK, holding a BLOCK x BLOCK tile of A and one of B in shared memory.
 constexpr int BLOCK = 32;
+/// Threads per block, one per element of the tile of C: 1024.
+constexpr int NUM_THREADS = BLOCK * BLOCK;
 
 /// Row, inside the block's tile of C, of the element that thread `tid`
 /// computes. The 32 lanes of a warp share one row.
@@ -75,11 +77,11 @@ __host__ __device__ constexpr int b_load_index(int tid, int dot_idx) {
 /// overwritten.
 ///
 /// @pre M, N and K are multiples of BLOCK (see accepts()).
-/// @pre blockDim.x == BLOCK * BLOCK, gridDim.x * BLOCK == N and
+/// @pre blockDim.x == NUM_THREADS, gridDim.x * BLOCK == N and
 ///      gridDim.y * BLOCK == M.
-__global__ void __launch_bounds__(BLOCK * BLOCK)
-    sgemm_smem_tiled(int M, int N, int K, float alpha, const float* A, const float* B,
-                     float beta, float* C) {
+__global__ void __launch_bounds__(NUM_THREADS)
+    sgemm_smem_tiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                     float* C) {
   __shared__ float As[BLOCK * BLOCK];  // the A tile: BLOCK rows of C x BLOCK steps of K
   __shared__ float Bs[BLOCK * BLOCK];  // the B tile: BLOCK steps of K x BLOCK columns of C
 
@@ -104,20 +106,22 @@ __global__ void __launch_bounds__(BLOCK * BLOCK)
     __syncthreads();  // every thread is done reading: the next step may overwrite the tiles
     // [end compute-tile]
   }
-  C[row * N + col] = alpha * sum + beta * C[row * N + col];
+  // BLAS semantics: with beta == 0, C is output only and is never read
+  // (it may hold anything, NaN included).
+  const float c_in = (beta == 0.0f) ? 0.0f : beta * C[row * N + col];
+  C[row * N + col] = alpha * sum + c_in;
 }
 // [end]
 
 // [launch]
-/// @brief Launches sgemm_smem_tiled: one block of BLOCK * BLOCK threads per
+/// @brief Launches sgemm_smem_tiled: one block of NUM_THREADS threads per
 /// BLOCK x BLOCK tile of C; the grid's x dimension covers the N columns and
 /// its y dimension the M rows.
 /// @pre accepts(g.M, g.N, g.K) is empty.
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
-  const dim3 block(BLOCK * BLOCK);
+  const dim3 block(NUM_THREADS);
   const dim3 grid(g.N / BLOCK, g.M / BLOCK);
-  sgemm_smem_tiled<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
-                                               g.beta, g.C);
+  sgemm_smem_tiled<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 
@@ -136,8 +140,10 @@ std::string accepts(int M, int N, int K) {
 
 #ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch04::sgemm_smem_tiled),
+                                  ch04::NUM_THREADS, 0};
   const ladder::Chapter chapter{"04-smem-tiling", "Shared-memory tiling", __FILE__,
-                                ch04::launch, ch04::accepts};
+                                ch04::launch,     ch04::accepts,          kernel};
   return ladder::run_chapter(chapter, argc, argv);
 }
 #endif

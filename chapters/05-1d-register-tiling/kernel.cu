@@ -88,8 +88,8 @@ __host__ __device__ constexpr int b_load_index(int tid, int dot_idx) {
 /// @pre M % BM == 0, N % BN == 0 and K % BK == 0 (see accepts()).
 /// @pre blockDim.x == NUM_THREADS, gridDim.x * BN == N and gridDim.y * BM == M.
 __global__ void __launch_bounds__(NUM_THREADS)
-    sgemm_1d_tiled(int M, int N, int K, float alpha, const float* A, const float* B,
-                   float beta, float* C) {
+    sgemm_1d_tiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                   float* C) {
   __shared__ float As[BM * BK];  // the A tile: BM rows of C x BK steps of K
   __shared__ float Bs[BK * BN];  // the B tile: BK steps of K x BN columns of C
 
@@ -124,7 +124,9 @@ __global__ void __launch_bounds__(NUM_THREADS)
   for (int i = 0; i < TM; ++i) {
     const int row = block_row + thread_row(tid) * TM + i;
     const int col = block_col + thread_col(tid);
-    C[row * N + col] = alpha * acc[i] + beta * C[row * N + col];
+    // BLAS semantics: with beta == 0, C is output only and is never read.
+    const float c_in = (beta == 0.0f) ? 0.0f : beta * C[row * N + col];
+    C[row * N + col] = alpha * acc[i] + c_in;
   }
   // [end store-c]
 }
@@ -138,8 +140,7 @@ __global__ void __launch_bounds__(NUM_THREADS)
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   const dim3 block(NUM_THREADS);
   const dim3 grid(g.N / BN, g.M / BM);
-  sgemm_1d_tiled<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta,
-                                             g.C);
+  sgemm_1d_tiled<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 
@@ -158,8 +159,10 @@ std::string accepts(int M, int N, int K) {
 
 #ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
-  const ladder::Chapter chapter{"05-1d-register-tiling", "1D register tiling", __FILE__,
-                                ch05::launch, ch05::accepts};
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch05::sgemm_1d_tiled),
+                                  ch05::NUM_THREADS, 0};
+  const ladder::Chapter chapter{
+      "05-1d-register-tiling", "1D register tiling", __FILE__, ch05::launch, ch05::accepts, kernel};
   return ladder::run_chapter(chapter, argc, argv);
 }
 #endif

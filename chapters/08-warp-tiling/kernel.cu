@@ -221,8 +221,8 @@ __device__ void store_float4(float* p, float4 v) { *reinterpret_cast<float4*>(p)
 /// @pre blockDim.x == T::NUM_THREADS, gridDim.x * BN == N and gridDim.y * BM == M.
 template <class T>
 __global__ void __launch_bounds__(T::NUM_THREADS)
-    sgemm_warptiled(int M, int N, int K, float alpha, const float* A, const float* B,
-                    float beta, float* C) {
+    sgemm_warptiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                    float* C) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
   constexpr int WMITER = T::WMITER, WNITER = T::WNITER;
   constexpr int RESULT_COLS = WNITER * TN;  // columns of a thread's results
@@ -244,8 +244,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS)
 #pragma unroll
     for (int c = 0; c < T::A_COPIES; ++c) {
       // Four consecutive k of one row of A land in four rows of As.
-      const float4 a = load_float4(
-          &A[(block_row + a_copy_row<T>(tid, c)) * K + tile_k + a_copy_col<T>(tid)]);
+      const float4 a =
+          load_float4(&A[(block_row + a_copy_row<T>(tid, c)) * K + tile_k + a_copy_col<T>(tid)]);
       As[a_store_index<T>(tid, c, 0)] = a.x;
       As[a_store_index<T>(tid, c, 1)] = a.y;
       As[a_store_index<T>(tid, c, 2)] = a.z;
@@ -253,9 +253,9 @@ __global__ void __launch_bounds__(T::NUM_THREADS)
     }
 #pragma unroll
     for (int c = 0; c < T::B_COPIES; ++c) {
-      store_float4(&Bs[b_store_index<T>(tid, c)],
-                   load_float4(&B[(tile_k + b_copy_row<T>(tid, c)) * N + block_col +
-                                  b_copy_col<T>(tid)]));
+      store_float4(
+          &Bs[b_store_index<T>(tid, c)],
+          load_float4(&B[(tile_k + b_copy_row<T>(tid, c)) * N + block_col + b_copy_col<T>(tid)]));
     }
     __syncthreads();  // the tiles are complete: any thread may now read any element
     // [end load-tile]
@@ -310,11 +310,14 @@ __global__ void __launch_bounds__(T::NUM_THREADS)
           const int row = block_row + thread_row<T>(tid, wm) + i;
           const int col = block_col + thread_col<T>(tid, wn) + j;
           const float* result = &acc[(wm * TM + i) * RESULT_COLS + wn * TN + j];
-          float4 c = load_float4(&C[row * N + col]);  // read before write: beta may be nonzero
-          c.x = alpha * result[0] + beta * c.x;
-          c.y = alpha * result[1] + beta * c.y;
-          c.z = alpha * result[2] + beta * c.z;
-          c.w = alpha * result[3] + beta * c.w;
+          // BLAS semantics: with beta == 0, C is output only and is never read.
+          const float4 c_in =
+              (beta == 0.0f) ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : load_float4(&C[row * N + col]);
+          float4 c;
+          c.x = alpha * result[0] + beta * c_in.x;
+          c.y = alpha * result[1] + beta * c_in.y;
+          c.z = alpha * result[2] + beta * c_in.z;
+          c.w = alpha * result[3] + beta * c_in.w;
           store_float4(&C[row * N + col], c);
         }
       }
@@ -334,8 +337,7 @@ template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   const dim3 block(T::NUM_THREADS);
   const dim3 grid(g.N / T::BN, g.M / T::BM);
-  sgemm_warptiled<T><<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta,
-                                                 g.C);
+  sgemm_warptiled<T><<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 
@@ -357,9 +359,11 @@ std::string accepts(int M, int N, int K) {
 
 #ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
-  const ladder::Chapter chapter{"08-warp-tiling", "Warp tiling", __FILE__,
-                                ch08::launch<ch08::DefaultTiling>,
-                                ch08::accepts<ch08::DefaultTiling>};
+  using Config = ch08::DefaultTiling;  // the configuration this chapter runs
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch08::sgemm_warptiled<Config>),
+                                  Config::NUM_THREADS, 0};
+  const ladder::Chapter chapter{"08-warp-tiling",     "Warp tiling",         __FILE__,
+                                ch08::launch<Config>, ch08::accepts<Config>, kernel};
   return ladder::run_chapter(chapter, argc, argv);
 }
 #endif

@@ -63,8 +63,8 @@ def _style(axes, theme: dict) -> None:
     axes.title.set_color(theme["ink"])
 
 
-def _legend(axes, theme: dict) -> None:
-    legend = axes.legend(frameon=False, fontsize="small")
+def _legend(axes, theme: dict, **placement) -> None:
+    legend = axes.legend(frameon=False, fontsize="small", **placement)
     for text in legend.get_texts():
         text.set_color(theme["ink"])
 
@@ -144,6 +144,6 @@ def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str) ->
         axes.set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
         axes.yaxis.set_major_formatter(_thousands)
         axes.set_ylim(bottom=0)
-        _legend(axes, theme)
+        _legend(axes, theme, loc="upper left")
         figure.tight_layout()
         return _svg(figure)

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Builds the book: a Python environment, Doxygen XML, then Sphinx HTML.
+
+    python3 docs/build_book.py [--build-dir build] [--results-dir DIR]
+
+1. Creates a virtual environment at <build-dir>/venv, if absent, and
+   installs docs/requirements.txt into it; installs again only when that
+   file has changed since (a stamp in the environment records its hash).
+   With --python, that interpreter is used instead and nothing is installed.
+2. Runs Doxygen over chapters/*/kernel.cu and code/include/ladder/*.hpp,
+   *.cuh: XML into <build-dir>/book/doxygen/xml, warnings into
+   <build-dir>/book/doxygen-warnings.log (printed when there are any).
+3. Runs sphinx-build from scratch with warnings as errors and every
+   reference checked: HTML into <build-dir>/book/html, index.html at its top.
+
+The CMake target `book` runs this script; it needs only Python 3 (with its
+venv module), Doxygen and, the first time, access to PyPI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+REQUIREMENTS = DOCS / "requirements.txt"
+STAMP_NAME = "ladder-requirements.sha256"
+
+
+def log(message: str) -> None:
+    print(f"[book] {message}", flush=True)
+
+
+def venv_python(env_dir: Path) -> Path:
+    return env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_environment(env_dir: Path) -> Path:
+    """The environment's interpreter, with docs/requirements.txt installed."""
+    wanted = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+    stamp = env_dir / STAMP_NAME
+    python = venv_python(env_dir)
+    if python.exists() and stamp.is_file() and stamp.read_text().strip() == wanted:
+        return python
+    if not python.exists():
+        log(f"creating a virtual environment in {env_dir}")
+        venv.EnvBuilder(with_pip=True).create(env_dir)
+    log(f"installing {REQUIREMENTS.relative_to(REPO)} into {env_dir}")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check",
+         "--quiet", "-r", str(REQUIREMENTS)],
+        check=True,
+    )
+    stamp.write_text(wanted + "\n")
+    return python
+
+
+def doxygen_inputs() -> list[Path]:
+    """The files Doxygen reads: every chapter's kernel and the harness headers."""
+    headers = REPO / "code" / "include" / "ladder"
+    return sorted(REPO.glob("chapters/*/kernel.cu")) + sorted(
+        [*headers.glob("*.hpp"), *headers.glob("*.cuh")]
+    )
+
+
+def run_doxygen(doxygen: str, out_dir: Path) -> Path:
+    """Runs Doxygen; returns the XML folder."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    doxygen_dir = out_dir / "doxygen"
+    shutil.rmtree(doxygen_dir, ignore_errors=True)
+    warnings = out_dir / "doxygen-warnings.log"
+    quoted = lambda path: f'"{path}"'  # noqa: E731  (paths may hold spaces)
+    fields = {
+        "OUTPUT_DIRECTORY": quoted(doxygen_dir),
+        "INPUT": " ".join(quoted(path) for path in doxygen_inputs()),
+        "REPO_ROOT": quoted(REPO),
+        "WARN_LOGFILE": quoted(warnings),
+    }
+    config = (DOCS / "Doxyfile.in").read_text()
+    for name, value in fields.items():
+        config = config.replace(f"@{name}@", value)
+    doxyfile = out_dir / "Doxyfile"
+    doxyfile.write_text(config)
+    log(f"running Doxygen on {len(doxygen_inputs())} files")
+    subprocess.run([doxygen, str(doxyfile)], check=True, cwd=out_dir)
+    text = warnings.read_text() if warnings.exists() else ""
+    if text.strip():
+        log(f"Doxygen warnings (also in {warnings}):")
+        print(text, end="" if text.endswith("\n") else "\n", flush=True)
+    return doxygen_dir / "xml"
+
+
+def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool) -> Path:
+    """Runs sphinx-build from scratch; returns the HTML folder."""
+    html_dir = out_dir / "html"
+    shutil.rmtree(html_dir, ignore_errors=True)
+    command = [
+        str(python), "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q",
+        "-b", "html", "-c", str(DOCS), "-d", str(out_dir / "doctrees"),
+        str(REPO), str(html_dir),
+    ]
+    if fail_on_stale:
+        command[4:4] = ["-D", "ladder_fail_on_stale=1"]
+    environment = dict(os.environ, LADDER_DOXYGEN_XML=str(xml_dir))
+    log("running Sphinx")
+    subprocess.run(command, check=True, env=environment)
+    return html_dir
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build-dir", type=Path, default=REPO / "build",
+                        help="the build folder: venv/ and book/ go here (default: build)")
+    parser.add_argument("--results-dir", type=Path,
+                        help="read results from here instead of results/ (sets LADDER_RESULTS_DIR)")
+    parser.add_argument("--python", type=Path,
+                        help="an interpreter that already has docs/requirements.txt; "
+                             "no virtual environment is made")
+    parser.add_argument("--doxygen", default="doxygen", help="the Doxygen program")
+    parser.add_argument("--fail-on-stale", action="store_true",
+                        help="a stale result is an error, not only a mark on its page")
+    args = parser.parse_args()
+
+    if shutil.which(args.doxygen) is None:
+        log(f"Doxygen ({args.doxygen}) not found: install it (Debian: apt-get install doxygen)")
+        return 2
+    if args.results_dir is not None:
+        os.environ["LADDER_RESULTS_DIR"] = str(args.results_dir.resolve())
+    build_dir = args.build_dir.resolve()
+    out_dir = build_dir / "book"
+    try:
+        python = args.python or ensure_environment(build_dir / "venv")
+        xml_dir = run_doxygen(args.doxygen, out_dir)
+        html_dir = run_sphinx(python, xml_dir, out_dir, args.fail_on_stale)
+    except subprocess.CalledProcessError as error:
+        log(f"failed: {' '.join(map(str, error.cmd))} exited with {error.returncode}")
+        return 1
+    log(f"the book is at {html_dir / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

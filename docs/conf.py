@@ -1,0 +1,109 @@
+"""Sphinx configuration of the book.
+
+The book's source folder is the repository root, with this folder as the
+configuration folder (``sphinx-build -c docs . OUT``): the chapters' pages
+sit beside their kernels in chapters/NN-slug/chapter.md, the book-level pages
+(index, preface, glossary, appendix) here in docs/. The pages in docs/ are
+served as if they were at the root (docs/preface.md is the page ``preface``),
+so that index.html is at the top of the output and the chapters sit under
+chapters/. Build it with docs/build_book.py (or the CMake target ``book``),
+which runs Doxygen first and passes its XML folder in $LADDER_DOXYGEN_XML.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from sphinx.project import Project
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+project = "The SGEMM Ladder"
+author = "The SGEMM Ladder authors"
+copyright = f"2026, {author}"
+
+extensions = [
+    "myst_parser",
+    "breathe",
+    "sphinx_copybutton",
+    "sphinx_design",
+    "ladder_results",
+]
+
+# -- Which files are pages -------------------------------------------------
+
+root_doc = "index"
+source_suffix = {".md": "markdown"}
+include_patterns = ["docs/*.md", "chapters/*/chapter.md"]
+# Everything at the top but docs/ and chapters/ is pruned before it is
+# walked (the build folder, with its virtual environment, can be large);
+# results-schema.md is part of the appendix, not a page of its own.
+exclude_patterns = sorted(
+    entry.name for entry in REPO.iterdir() if entry.name not in ("docs", "chapters")
+) + ["docs/results-schema.md", "docs/_*"]
+
+# -- Checks: every reference must resolve --------------------------------
+
+nitpicky = True
+# CUDA and C++ library types that appear in signatures but are not
+# documented in this book.
+nitpick_ignore = [
+    ("cpp:identifier", name)
+    for name in (
+        "cudaStream_t", "cudaError_t", "cublasHandle_t", "dim3",
+        "float2", "float4", "int2", "int4", "uint32_t", "size_t", "std",
+    )
+]
+
+# -- MyST ------------------------------------------------------------------
+
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "fieldlist"]
+myst_heading_anchors = 3
+
+# -- Breathe: the kernels' and the harness's Doxygen comments ---------------
+
+breathe_projects = {
+    "ladder": os.environ.get(
+        "LADDER_DOXYGEN_XML", str(REPO / "build" / "book" / "doxygen" / "xml")
+    )
+}
+breathe_default_project = "ladder"
+breathe_domain_by_extension = {"cu": "cpp", "cuh": "cpp", "hpp": "cpp"}
+
+# -- The measured results (docs/_ext/ladder_results.py) --------------------
+
+ladder_repo_root = str(REPO)
+# A stale result is marked on its page and listed in ladder-stale.json; set
+# this (sphinx-build -D ladder_fail_on_stale=1) to make it a warning too.
+ladder_fail_on_stale = False
+
+# -- HTML --------------------------------------------------------------------
+
+html_theme = "furo"
+html_title = "The SGEMM Ladder"
+html_static_path = ["_static"]
+html_css_files = ["ladder.css"]
+pygments_style = "friendly"
+pygments_dark_style = "monokai"
+copybutton_exclude = ".linenos, .gp, .go"
+
+
+class _BookProject(Project):
+    """Serves docs/<page>.md as the page <page>; everything else as usual."""
+
+    def path2doc(self, filename):
+        docname = super().path2doc(filename)
+        if docname and docname.startswith("docs/"):
+            return docname.removeprefix("docs/")
+        return docname
+
+
+def _serve_docs_at_root(app):
+    # Sphinx finds the pages again when it starts reading, after this.
+    app.project.__class__ = _BookProject
+
+
+def setup(app):
+    app.connect("builder-inited", _serve_docs_at_root)
