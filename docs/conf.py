@@ -6,15 +6,13 @@ sit beside their kernels in chapters/NN-slug/chapter.md, the book-level pages
 (index, preface, glossary, appendix) here in docs/. The pages in docs/ are
 served as if they were at the root (docs/preface.md is the page ``preface``),
 so that index.html is at the top of the output and the chapters sit under
-chapters/. Build it with docs/build_book.py (or the CMake target ``book``),
+chapters/ (docs/_ext/book_layout.py). Build it with docs/build_book.py (or the CMake target ``book``),
 which runs Doxygen first and passes its XML folder in $LADDER_DOXYGEN_XML.
 """
 
 import os
 import sys
 from pathlib import Path
-
-from sphinx.project import Project
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
@@ -29,6 +27,7 @@ extensions = [
     "breathe",
     "sphinx_copybutton",
     "sphinx_design",
+    "book_layout",
     "ladder_results",
 ]
 
@@ -56,6 +55,9 @@ nitpick_ignore = [
         "float2", "float4", "int2", "int4", "uint32_t", "size_t", "std",
     )
 ]
+# Each chapter's kernels live in their own namespace (ch01, ch02, ...), which
+# qualifies their names but is not itself documented.
+nitpick_ignore_regex = [("cpp:identifier", r"ch\d\d")]
 
 # -- MyST ------------------------------------------------------------------
 
@@ -88,22 +90,3 @@ html_css_files = ["ladder.css"]
 pygments_style = "friendly"
 pygments_dark_style = "monokai"
 copybutton_exclude = ".linenos, .gp, .go"
-
-
-class _BookProject(Project):
-    """Serves docs/<page>.md as the page <page>; everything else as usual."""
-
-    def path2doc(self, filename):
-        docname = super().path2doc(filename)
-        if docname and docname.startswith("docs/"):
-            return docname.removeprefix("docs/")
-        return docname
-
-
-def _serve_docs_at_root(app):
-    # Sphinx finds the pages again when it starts reading, after this.
-    app.project.__class__ = _BookProject
-
-
-def setup(app):
-    app.connect("builder-inited", _serve_docs_at_root)

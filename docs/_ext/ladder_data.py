@@ -90,17 +90,39 @@ def read_json(path: Path) -> dict:
     return data
 
 
-_SIZE_FIELDS = {
-    "M": int,
-    "N": int,
-    "K": int,
-    "time_ms": dict,
-    "gflops": (int, float),
-    "cublas_gflops": (int, float),
-    "pct_cublas": (int, float),
-    "max_rel_err": (int, float),
-    "correct": bool,
-}
+_NUMBER = (int, float)
+#: Fields every size has, and the fields a timed size has besides (a size can
+#: be checked without being timed: --check-only, or over the time budget).
+_SIZE_FIELDS = {"M": int, "N": int, "K": int, "max_rel_err": _NUMBER, "correct": bool}
+_TIMED_FIELDS = {"time_ms": dict, "cublas_time_ms": dict, "gflops": _NUMBER,
+                 "cublas_gflops": _NUMBER, "pct_cublas": _NUMBER}
+
+
+def is_timed(entry: dict) -> bool:
+    """Whether a size of a chapter result was timed."""
+    return "time_ms" in entry
+
+
+def _has_type(value, kind) -> bool:
+    """isinstance, except that true and false are not numbers."""
+    if isinstance(value, bool):
+        return kind is bool
+    return isinstance(value, kind)
+
+
+def _check_size(entry, where: str) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where} is not an object"]
+    wanted = {**_SIZE_FIELDS, **(_TIMED_FIELDS if is_timed(entry) else {})}
+    problems = [f"{where}.{field} is missing or of the wrong type"
+                for field, kind in wanted.items() if not _has_type(entry.get(field), kind)]
+    for field in ("time_ms", "cublas_time_ms"):
+        times = entry.get(field)
+        if is_timed(entry) and isinstance(times, dict) and not all(
+            isinstance(times.get(key), _NUMBER) for key in ("median", "min", "max")
+        ):
+            problems.append(f"{where}.{field} needs median, min and max")
+    return problems
 
 
 def check_chapter_result(data: dict, slug: str) -> list[str]:
@@ -121,18 +143,8 @@ def check_chapter_result(data: dict, slug: str) -> list[str]:
     if not isinstance(sizes, list) or not sizes:
         problems.append("sizes is missing or empty")
         return problems
-    for index, size in enumerate(sizes):
-        if not isinstance(size, dict):
-            problems.append(f"sizes[{index}] is not an object")
-            continue
-        for field, kind in _SIZE_FIELDS.items():
-            if not isinstance(size.get(field), kind):
-                problems.append(f"sizes[{index}].{field} is missing or of the wrong type")
-        times = size.get("time_ms")
-        if isinstance(times, dict) and not all(
-            isinstance(times.get(key), (int, float)) for key in ("median", "min", "max")
-        ):
-            problems.append(f"sizes[{index}].time_ms needs median, min and max")
+    for index, entry in enumerate(sizes):
+        problems += _check_size(entry, f"sizes[{index}]")
     return problems
 
 
@@ -355,7 +367,8 @@ def median_cublas_gflops(
     results: list[ChapterResult], size: tuple[int, int, int]
 ) -> float | None:
     """cuBLAS GFLOP/s at ``size``, the median over the chapters that ran it."""
-    rates = [entry["cublas_gflops"] for r in results if (entry := r.at(size)) is not None]
+    entries = (result.at(size) for result in results)
+    rates = [entry["cublas_gflops"] for entry in entries if entry and is_timed(entry)]
     return statistics.median(rates) if rates else None
 
 

@@ -180,14 +180,20 @@ RESULTS_HEADER = [
 
 
 def _results_row(entry: dict) -> list[str]:
+    size = data.format_size((entry["M"], entry["N"], entry["K"]))
+    correct = "yes" if entry["correct"] else "NO"
+    error = data.format_error(entry["max_rel_err"])
+    if not data.is_timed(entry):
+        untimed = "timing skipped" if "timing_skipped" in entry else "not timed"
+        return [size, untimed, "\u2014", "\u2014", "\u2014", error, correct]
     return [
-        data.format_size((entry["M"], entry["N"], entry["K"])),
+        size,
         data.format_time_range(entry["time_ms"]),
         data.format_gflops(entry["gflops"]),
         data.format_gflops(entry["cublas_gflops"]),
         data.format_percent(entry["pct_cublas"]),
-        data.format_error(entry["max_rel_err"]),
-        "yes" if entry["correct"] else "NO",
+        error,
+        correct,
     ]
 
 
@@ -239,7 +245,7 @@ class ResultsDirective(_ChapterDirective):
 def _square_series(result: data.ChapterResult, pick) -> plots.Series:
     """One value per square size of a result, in size order."""
     squares = sorted(
-        (e for e in result.data["sizes"] if e["M"] == e["N"] == e["K"]),
+        (e for e in result.data["sizes"] if e["M"] == e["N"] == e["K"] and data.is_timed(e)),
         key=lambda e: e["M"],
     )
     return plots.Series(result.provenance["gpu"], [e["M"] for e in squares],
@@ -340,6 +346,8 @@ class LadderDirective(_LadderMixin, SphinxDirective):
         rates: list[float | None] = []
         for slug in slugs:
             entry = results[slug].at(size) if slug in results else None
+            if entry is not None and not data.is_timed(entry):
+                entry = None
             rates.append(entry["gflops"] if entry else None)
             if entry is None:
                 table_rows[slug] += ["\u2014", "\u2014"]

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <string>
 
@@ -78,6 +79,15 @@ inline std::string dirname_of(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+/// The commit being measured: $LADDER_GIT_COMMIT when set (a copy of the
+/// tree without its .git folder, as on a lent GPU machine), else what git
+/// says about the folder the source is in.
+inline std::string git_commit(const std::string& source_dir) {
+  const char* given = std::getenv("LADDER_GIT_COMMIT");
+  if (given != nullptr && given[0] != '\0') return given;
+  return first_line_of("git -C '" + source_dir + "' describe --always --dirty --abbrev=12 2>/dev/null");
+}
+
 /// The GPU, the software versions, the date, the commit and the source file
 /// hash, as the "provenance" object of a results file.
 inline Json provenance(int device, const std::string& source_file) {
@@ -109,8 +119,7 @@ inline Json provenance(int device, const std::string& source_file) {
       .set("cublas", std::to_string(cublas / 10000) + "." + std::to_string((cublas / 100) % 100) +
                          "." + std::to_string(cublas % 100))
       .set("date", utc_now())
-      .set("git_commit", first_line_of("git -C '" + dir +
-                                       "' describe --always --dirty --abbrev=12 2>/dev/null"))
+      .set("git_commit", git_commit(dir))
       .set("source", repo_relative(source_file))
       .set("source_sha256", sha256_file(source_file));
   return p;

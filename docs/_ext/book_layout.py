@@ -1,0 +1,33 @@
+"""Serves the book-level pages in docs/ as if they were at the source root.
+
+The book's source folder is the repository root, so that the chapters'
+pages stay beside their kernels (chapters/NN-slug/chapter.md). Without this,
+docs/index.md would be the page ``docs/index`` and index.html would not be at
+the top of the output. With it, docs/<page>.md is the page ``<page>``, and
+its relative paths (includes, listings) still start from docs/, where the
+file is. Other pages keep their usual names.
+"""
+
+from sphinx.project import Project
+
+PREFIX = "docs/"
+
+
+class BookProject(Project):
+    """A Sphinx project that names docs/<page>.md as the page <page>."""
+
+    def path2doc(self, filename):
+        docname = super().path2doc(filename)
+        if docname and docname.startswith(PREFIX):
+            return docname.removeprefix(PREFIX)
+        return docname
+
+
+def _serve_docs_at_root(app):
+    # Sphinx looks for the pages again when it starts reading, after this.
+    app.project.__class__ = BookProject
+
+
+def setup(app):
+    app.connect("builder-inited", _serve_docs_at_root)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
