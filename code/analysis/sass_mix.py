@@ -199,30 +199,58 @@ def find_k_loop(instructions: list[Instruction]) -> tuple[int, int] | None:
     return max(loops, key=key) if loops else None
 
 
-def analyze_function(f: Function) -> dict:
-    """Whole-kernel and K-loop counts of one function."""
-    result = {"name": f.name, "mangled": f.mangled, "arch": f.arch, "kernel": count(f.instructions)}
-    loop = find_k_loop(f.instructions)
+def inner_loops(instructions: list[Instruction], loop: tuple[int, int]) -> list[tuple[int, int]]:
+    """The loops directly inside ``loop`` (not inside another inner loop)."""
+    start, end = loop
+    inside = [(s, e) for s, e in find_loops(instructions) if start <= s and e <= end]
+    inside = [l for l in inside if l != loop]
+    return [l for l in inside if not any(o != l and o[0] <= l[0] and l[1] <= o[1] for o in inside)]
+
+
+def _span(instructions: list[Instruction], start: int, end: int) -> dict:
+    return {
+        "start": f"0x{instructions[start].address:04x}",
+        "end": f"0x{instructions[end].address:04x}",
+    }
+
+
+def analyze_function(f: Function, inner_trips: int | None = None) -> dict:
+    """Whole-kernel and K-loop counts of one function.
+
+    The K-loop's body is counted once, as laid out. A loop inside it (the
+    dot-product loop over BK, when ptxas did not unroll it) runs several
+    times per trip of the K-loop; given its trip count ``inner_trips``, the
+    result also has ``per_k_tile``: the instructions one trip of the K-loop
+    executes, with each inner-loop instruction counted ``inner_trips`` times.
+    """
+    ins = f.instructions
+    result = {"name": f.name, "mangled": f.mangled, "arch": f.arch, "kernel": count(ins)}
+    loop = find_k_loop(ins)
     if loop is None:
         result["loop"] = None
-    else:
-        start, end = loop
-        body = f.instructions[start : end + 1]
-        result["loop"] = {
-            "start": f"0x{body[0].address:04x}",
-            "end": f"0x{body[-1].address:04x}",
-            "loops_in_kernel": len(find_loops(f.instructions)),
-            **count(body),
-        }
+        return result
+    start, end = loop
+    nested = inner_loops(ins, loop)
+    result["loop"] = {
+        **_span(ins, start, end),
+        "loops_in_kernel": len(find_loops(ins)),
+        **count(ins[start : end + 1]),
+        "inner_loops": [{**_span(ins, s, e), **count(ins[s : e + 1])} for s, e in nested],
+    }
+    if inner_trips is not None and nested:
+        in_inner = {i for s, e in nested for i in range(s, e + 1)}
+        executed = [ins[i] for i in range(start, end + 1) for _ in
+                    range(inner_trips if i in in_inner else 1)]
+        result["loop"]["per_k_tile"] = {"inner_trips": inner_trips, **count(executed)}
     return result
 
 
-def analyze_sass(sass: str, kernel: str | None = None) -> list[dict]:
+def analyze_sass(sass: str, kernel: str | None = None, inner_trips: int | None = None) -> list[dict]:
     """Counts for every function of a listing (or those whose name contains ``kernel``)."""
     functions = split_functions(sass)
     if kernel:
         functions = [f for f in functions if kernel in f.name or kernel == f.mangled]
-    return [analyze_function(f) for f in functions]
+    return [analyze_function(f, inner_trips) for f in functions]
 
 
 def find_cuobjdump() -> str | None:
@@ -268,20 +296,28 @@ def _is_saved_dump(path: Path) -> bool:
     return "code for sm_" in head or "Function :" in head
 
 
-def analyze_binary(path: str | os.PathLike, kernel: str | None = None) -> list[dict]:
+def analyze_binary(
+    path: str | os.PathLike, kernel: str | None = None, inner_trips: int | None = None
+) -> list[dict]:
     """Counts for the kernels of a binary, or of a saved ``cuobjdump -sass`` dump."""
     path = Path(path)
     sass = path.read_text() if _is_saved_dump(path) else run_cuobjdump(path, "-sass")
-    return analyze_sass(sass, kernel)
+    return analyze_sass(sass, kernel, inner_trips)
 
 
 def _format(result: dict) -> str:
     lines = [f"{result['name']}  ({result['arch']})"]
-    for label, counts in (("kernel", result["kernel"]), ("K-loop", result["loop"])):
+    sections = [("kernel", result["kernel"]), ("K-loop", result["loop"])]
+    if result["loop"]:
+        sections += [("inner loop", inner) for inner in result["loop"]["inner_loops"]]
+        if "per_k_tile" in result["loop"]:
+            trips = result["loop"]["per_k_tile"]["inner_trips"]
+            sections.append((f"per K-tile (inner x {trips})", result["loop"]["per_k_tile"]))
+    for label, counts in sections:
         if counts is None:
             lines.append(f"  {label}: no loop")
             continue
-        where = f" {counts['start']}..{counts['end']}" if label == "K-loop" else ""
+        where = f" {counts['start']}..{counts['end']}" if "start" in counts else ""
         lines.append(
             f"  {label}{where}: {counts['instructions']} instructions, {counts['ffma']} FFMA "
             f"({100 * counts['ffma_share']:.1f}%), {counts['barriers']} barriers"
@@ -299,10 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("binary", help="executable, cubin, or a saved cuobjdump -sass dump")
     parser.add_argument("--kernel", help="only functions whose demangled name contains this")
+    parser.add_argument("--inner-trips", type=int, metavar="N",
+                        help="trip count of loops inside the K-loop: adds per-K-tile counts")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
     try:
-        results = analyze_binary(args.binary, args.kernel)
+        results = analyze_binary(args.binary, args.kernel, args.inner_trips)
     except (OSError, RuntimeError) as e:
         print(f"sass_mix: {e}", file=sys.stderr)
         return 2

@@ -297,7 +297,7 @@ def provenance_line(result: ChapterResult) -> str:
     if p.get("date"):
         parts.append(f"measured {p['date'][:10]}")
     if p.get("git_commit"):
-        parts.append(f"commit {p['git_commit'][:12]}")
+        parts.append(f"commit {p['git_commit']}")
     return " \u00b7 ".join(parts)
 
 

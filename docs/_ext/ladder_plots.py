@@ -144,6 +144,6 @@ def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str) ->
         axes.set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
         axes.yaxis.set_major_formatter(_thousands)
         axes.set_ylim(bottom=0)
-        _legend(axes, theme, loc="upper left")
+        _legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         figure.tight_layout()
         return _svg(figure)

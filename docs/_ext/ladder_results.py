@@ -94,16 +94,18 @@ def _paragraph(text: str, classes: list[str] | None = None) -> nodes.paragraph:
     return paragraph
 
 
-def _admonition(kind, title: str, text: str) -> nodes.Element:
-    box = kind()
-    box += _paragraph(f"{title} {text}")
+def _admonition(kind: str, title: str, text: str) -> nodes.admonition:
+    """A titled box styled as a note or a warning (``kind``)."""
+    box = nodes.admonition(classes=[kind, f"admonition-{kind}"])
+    box += nodes.title(title, title)
+    box += _paragraph(text)
     return box
 
 
 def _not_measured(slug: str) -> nodes.Element:
     return _admonition(
-        nodes.note,
-        "Not measured yet.",
+        "note",
+        "Not measured yet",
         f"No GPU has a result for {slug}. Run `python3 code/measure.py` on a GPU "
         "to write one into results/, then build the book again.",
     )
@@ -111,8 +113,8 @@ def _not_measured(slug: str) -> nodes.Element:
 
 def _stale_box(result: data.ChapterResult) -> nodes.Element:
     box = _admonition(
-        nodes.warning,
-        "Stale result.",
+        "warning",
+        "Stale result",
         f"These numbers from {result.provenance['gpu']} were measured on other "
         f"code: {result.stale}. Measure again with `python3 code/measure.py`.",
     )
@@ -120,27 +122,33 @@ def _stale_box(result: data.ChapterResult) -> nodes.Element:
     return box
 
 
-def _row(cells: list[nodes.Node | str]) -> nodes.row:
+def _row(cells: list) -> nodes.row:
+    """A table row; a cell is text, one inline node, or (text, columns) for
+    text that spans several columns."""
     row = nodes.row()
     for cell in cells:
+        entry = nodes.entry()
+        if isinstance(cell, tuple):
+            cell, span = cell
+            entry["morecols"] = span - 1
         paragraph = nodes.paragraph()
         paragraph += nodes.Text(cell) if isinstance(cell, str) else cell
-        entry = nodes.entry()
         entry += paragraph
         row += entry
     return row
 
 
-def _table(header: list[str], rows: list[list[nodes.Node | str]],
-           classes: list[str]) -> nodes.table:
-    """A plain docutils table; each cell is text or one inline node."""
+def _table(header: list[list], rows: list[list], classes: list[str]) -> nodes.table:
+    """A plain docutils table with one or more header rows."""
+    columns = sum(cell[1] if isinstance(cell, tuple) else 1 for cell in header[0])
     table = nodes.table(classes=classes)
-    group = nodes.tgroup(cols=len(header))
+    group = nodes.tgroup(cols=columns)
     table += group
-    for _ in header:
+    for _ in range(columns):
         group += nodes.colspec(colwidth=1)
     head = nodes.thead()
-    head += _row(header)
+    for cells in header:
+        head += _row(cells)
     body = nodes.tbody()
     for cells in rows:
         body += _row(cells)
@@ -170,7 +178,7 @@ def _figure(draw, alt: str, caption: str) -> nodes.figure:
 
 RESULTS_HEADER = [
     "M \u00d7 N \u00d7 K",
-    "time (ms): median [min\u2013max]",
+    "ms: median [min\u2013max]",
     "GFLOP/s",
     "cuBLAS GFLOP/s",
     "% of cuBLAS",
@@ -231,7 +239,7 @@ class ResultsDirective(_ChapterDirective):
             if result.stale:
                 block += _stale_box(result)
             rows = [_results_row(entry) for entry in result.data["sizes"]]
-            block += _table(RESULTS_HEADER, rows, classes=["ladder-table"])
+            block += _table([RESULTS_HEADER], rows, classes=["ladder-table"])
             block += _paragraph(data.provenance_line(result), ["ladder-provenance"])
             output.append(block)
         return output
@@ -308,13 +316,12 @@ class LadderDirective(_LadderMixin, SphinxDirective):
         except data.ResultsError as error:
             raise self.error(str(error)) from error
         if not bars:
-            return [_admonition(nodes.note, "Not measured yet.",
+            return [_admonition("note", "Not measured yet",
                                 "No GPU has results for any chapter. Run "
                                 "`python3 code/measure.py` on a GPU, then build the "
                                 "book again.")]
-        header = ["Chapter"]
-        for name in gpu_names:
-            header += [f"GFLOP/s, {name}", f"% of cuBLAS, {name}"]
+        header = [[""] + [(name, 2) for name in gpu_names],
+                  ["Chapter"] + ["GFLOP/s", "% of cuBLAS"] * len(gpu_names)]
         labels = [slug.replace("-", " ", 1) for slug in slugs]
         size_text = data.format_size(size)
         return [

@@ -52,6 +52,21 @@ __global__ void scalar_loop(const float* in, float* out, int n) {
   out[threadIdx.x] = acc;
 }
 
+// A K-loop whose dot-product loop stays a loop (unroll 1), between two
+// barriers: the K-loop must be the outer loop (as many FFMA, and wider).
+__global__ void nested_loop(const float* in, float* out, int n) {
+  __shared__ float tile[256];
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) {
+    tile[threadIdx.x] = in[k * 256 + threadIdx.x];
+    __syncthreads();
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) acc = fmaf(tile[(threadIdx.x + d) & 255], acc, 1.0f);
+    __syncthreads();
+  }
+  out[threadIdx.x] = acc;
+}
+
 // No loop at all.
 __global__ void no_loop(float* out) { out[threadIdx.x] = 2.0f * out[threadIdx.x] + 1.0f; }
 
@@ -115,6 +130,7 @@ def test_finds_every_kernel_and_demangles(results):
     assert set(results) == {
         "float4_loop",
         "scalar_loop",
+        "nested_loop",
         "no_loop",
         "padded_row_read<128>",
         "padded_row_read<130>",
@@ -143,6 +159,23 @@ def test_scalar_loop_has_32_bit_accesses_and_barriers(results):
     assert set(loop["global_loads"]) == {"32"}
     assert loop["barriers"] >= 2
     assert loop["barriers"] == loop["by_opcode"]["BAR"]
+
+
+def test_k_loop_is_the_outer_loop_and_inner_loops_are_weighted(cubin, results):
+    loop = results["nested_loop"]["loop"]
+    assert loop["barriers"] == 2  # the outer loop, not the dot-product loop alone
+    assert len(loop["inner_loops"]) == 1
+    inner = loop["inner_loops"][0]
+    assert inner["ffma"] == loop["ffma"] > 0  # every FFMA is in the inner loop
+    assert inner["barriers"] == 0
+    assert "per_k_tile" not in loop  # only with a trip count
+    [weighted] = sass_mix.analyze_binary(cubin, kernel="nested_loop", inner_trips=16)
+    per_tile = weighted["loop"]["per_k_tile"]
+    # One trip of the K-loop runs its own instructions once and the inner
+    # loop's 16 times.
+    assert per_tile["ffma"] == 16 * inner["ffma"]
+    assert per_tile["instructions"] == loop["instructions"] + 15 * inner["instructions"]
+    assert per_tile["barriers"] == 2
 
 
 def test_kernel_without_loop_has_no_loop(results):
