@@ -2,6 +2,7 @@
 """Builds the book: a Python environment, Doxygen XML, then Sphinx HTML.
 
     python3 docs/build_book.py [--build-dir build] [--results-dir DIR]
+    python3 docs/build_book.py --env-only [--build-dir build]
 
 1. Creates a virtual environment at <build-dir>/venv, if absent, and
    installs docs/requirements.txt into it; installs again only when that
@@ -126,7 +127,17 @@ def main() -> int:
     parser.add_argument("--doxygen", default="doxygen", help="the Doxygen program")
     parser.add_argument("--fail-on-stale", action="store_true",
                         help="a stale result is an error, not only a mark on its page")
+    parser.add_argument("--env-only", action="store_true",
+                        help="only make the virtual environment (step 1), for the tests")
     args = parser.parse_args()
+
+    if args.env_only:
+        try:
+            ensure_environment(args.build_dir.resolve() / "venv")
+        except subprocess.CalledProcessError:
+            log("failed: could not install docs/requirements.txt")
+            return 1
+        return 0
 
     if shutil.which(args.doxygen) is None:
         log(f"Doxygen ({args.doxygen}) not found: install it (Debian: apt-get install doxygen)")

@@ -104,9 +104,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
     As[a_store_index(tid)] = A[(block_row + a_copy_row(tid)) * K + tile_k + a_copy_col(tid)];
     Bs[b_store_index(tid)] = B[(tile_k + b_copy_row(tid)) * N + block_col + b_copy_col(tid)];
     __syncthreads();  // the tiles are complete: any thread may now read any element
-    // [end load-tile]
+                      // [end load-tile]
 
     // [compute-tile]
+    // Unrolled: with dot_idx a constant in every copy, the compiler can merge a
+    // thread's BK reads of one row of As into 16-byte loads.
+#pragma unroll
     for (int dot_idx = 0; dot_idx < BK; ++dot_idx) {
       // One B operand serves all TM products of this step: read it once.
       const float b = Bs[b_load_index(tid, dot_idx)];

@@ -128,9 +128,12 @@ __global__ void __launch_bounds__(NUM_THREADS)
           B[(tile_k + b_copy_row(tid, c)) * N + block_col + b_copy_col(tid)];
     }
     __syncthreads();  // the tiles are complete: any thread may now read any element
-    // [end load-tile]
+                      // [end load-tile]
 
     // [compute-tile]
+    // Unrolled: with dot_idx a constant in every copy, the compiler can merge a
+    // thread's BK reads of one row of As into 16-byte loads.
+#pragma unroll
     for (int dot_idx = 0; dot_idx < BK; ++dot_idx) {
 #pragma unroll
       for (int i = 0; i < TM; ++i) {

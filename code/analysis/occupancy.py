@@ -282,8 +282,10 @@ def analyze_binary(
 def _format(r: dict) -> str:
     lines = [
         f"{r['name']}  ({r['arch']})",
-        f"  {r['registers']} registers/thread, {r['shared_bytes']} B shared, "
-        f"{r['stack_bytes']} B stack, {r['local_bytes']} B local",
+        (
+            f"  {r['registers']} registers/thread, {r['shared_bytes']} B shared, "
+            f"{r['stack_bytes']} B stack, {r['local_bytes']} B local"
+        ),
     ]
     occ = r["occupancy"]
     if occ is None:
@@ -291,7 +293,8 @@ def _format(r: dict) -> str:
         return "\n".join(lines)
     limits = ", ".join(f"{k} {'-' if v is None else v}" for k, v in occ["limits"].items())
     lines.append(
-        f"  {occ['arch']}, {occ['threads_per_block']} threads/block: {occ['blocks_per_sm']} blocks/SM "
+        f"  {occ['arch']}, {occ['threads_per_block']} threads/block: "
+        f"{occ['blocks_per_sm']} blocks/SM "
         f"({', '.join(occ['limited_by'])}), {occ['warps_per_sm']}/{occ['max_warps_per_sm']} warps "
         f"= {100 * occ['occupancy']:.1f}% occupancy"
     )

@@ -245,7 +245,9 @@ def analyze_function(f: Function, inner_trips: int | None = None) -> dict:
     return result
 
 
-def analyze_sass(sass: str, kernel: str | None = None, inner_trips: int | None = None) -> list[dict]:
+def analyze_sass(
+    sass: str, kernel: str | None = None, inner_trips: int | None = None
+) -> list[dict]:
     """Counts for every function of a listing (or those whose name contains ``kernel``)."""
     functions = split_functions(sass)
     if kernel:
@@ -254,7 +256,7 @@ def analyze_sass(sass: str, kernel: str | None = None, inner_trips: int | None =
 
 
 def find_cuobjdump() -> str | None:
-    """cuobjdump from $CUOBJDUMP, PATH, the CUDA toolkit, or the pip package nvidia-cuda-cuobjdump."""
+    """cuobjdump from $CUOBJDUMP, PATH, the CUDA toolkit, or pip's nvidia-cuda-cuobjdump."""
     candidates = [os.environ.get("CUOBJDUMP"), shutil.which("cuobjdump")]
     for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if root:
@@ -282,7 +284,9 @@ def run_cuobjdump(binary: str | os.PathLike, option: str) -> str:
         )
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(tool) + os.pathsep + env.get("PATH", "")
-    done = subprocess.run([tool, option, str(binary)], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [tool, option, str(binary)], capture_output=True, text=True, env=env, check=False
+    )
     if done.returncode != 0:
         raise RuntimeError(f"cuobjdump {option} {binary} failed: {done.stderr.strip()}")
     return done.stdout

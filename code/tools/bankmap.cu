@@ -12,12 +12,11 @@
 // The accesses of the chapters come from the chapters' own constexpr index
 // functions: the kernel file is included here with LADDER_NO_MAIN defined, so
 // the table printed is computed from the code that runs.
-#include <ladder/bank_model.hpp>
-#include <ladder/json.hpp>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ladder/bank_model.hpp>
+#include <ladder/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,19 +50,21 @@ std::vector<std::uint32_t> warp_of_floats(IndexOfLane index_of_lane) {
   return addresses;
 }
 
-// The transpose exercise: a warp reads column 0 of a 32-row float tile, lane
-// r reading row r. The index arithmetic is the whole lesson, so it is spelled
-// out here rather than hidden in a helper.
+// The transpose exercise: a warp reads one column of a 32-row float tile,
+// lane r reading row r. The index arithmetic is the whole lesson, so it is
+// spelled out here rather than hidden in a helper.
+constexpr int kColumn = 0;
+
 std::vector<std::uint32_t> tile32x32_column_read() {
-  return warp_of_floats([](int row) { return row * 32 + 0; });
+  return warp_of_floats([](int row) { return row * 32 + kColumn; });
 }
 std::vector<std::uint32_t> tile32x33_column_read() {
-  return warp_of_floats([](int row) { return row * 33 + 0; });
+  return warp_of_floats([](int row) { return row * 33 + kColumn; });
 }
 // Element (row, col) stored at row * 32 + (col ^ row): the column index is
 // swizzled by the row, so a column spreads over all 32 banks without padding.
 std::vector<std::uint32_t> tile32x32_xor_column_read() {
-  return warp_of_floats([](int row) { return row * 32 + (0 ^ row); });
+  return warp_of_floats([](int row) { return row * 32 + (kColumn ^ row); });
 }
 
 // Chapter 04, the first warp (threads 0..31) of a block, dot_idx = 0.
@@ -83,10 +84,9 @@ const std::vector<NamedAccess>& registry() {
        tile32x32_column_read},
       {"transpose.32x33.column-read", "column of a 32x32 tile padded to rows of 33 floats", 4,
        tile32x33_column_read},
-      {"transpose.32x32-xor.column-read", "column of a 32x32 tile stored at row*32 + (col^row)",
-       4, tile32x32_xor_column_read},
-      {"ch04.a-store", "chapter 04: As[a_store_index(tid)] = ..., threads 0..31", 4,
-       ch04_a_store},
+      {"transpose.32x32-xor.column-read", "column of a 32x32 tile stored at row*32 + (col^row)", 4,
+       tile32x32_xor_column_read},
+      {"ch04.a-store", "chapter 04: As[a_store_index(tid)] = ..., threads 0..31", 4, ch04_a_store},
       {"ch04.a-load", "chapter 04: As[a_load_index(tid, 0)], threads 0..31", 4, ch04_a_load},
       {"ch04.b-load", "chapter 04: Bs[b_load_index(tid, 0)], threads 0..31", 4, ch04_b_load},
   };
@@ -110,9 +110,9 @@ std::string bank_range(int first_bank, int width_bytes) {
 void print_text(const Report& r) {
   const Analysis& a = r.analysis;
   std::printf("%s: %s\n", r.name.c_str(), r.what.c_str());
-  std::printf("  %d lanes, %d-byte access, group %d: %d wavefronts, ideal %d, conflict degree %.2f\n",
-              a.lanes, a.width_bytes, a.group_size, a.wavefronts, a.ideal_wavefronts,
-              a.conflict_degree());
+  std::printf(
+      "  %d lanes, %d-byte access, group %d: %d wavefronts, ideal %d, conflict degree %.2f\n",
+      a.lanes, a.width_bytes, a.group_size, a.wavefronts, a.ideal_wavefronts, a.conflict_degree());
   std::printf("  lane   byte address   word     bank(s)\n");
   for (int lane = 0; lane < a.lanes; ++lane) {
     if (a.bank[lane] < 0) {
@@ -209,8 +209,8 @@ Report column_walk_report(int stride, int width_bytes, int lanes, int group_size
   for (int lane = 0; lane < lanes; ++lane) {
     addresses[lane] = static_cast<std::uint32_t>(lane) * stride * sizeof(float);
   }
-  const std::string name = "column-walk.stride" + std::to_string(stride) + ".width" +
-                           std::to_string(width_bytes);
+  const std::string name =
+      "column-walk.stride" + std::to_string(stride) + ".width" + std::to_string(width_bytes);
   const std::string what = "lane i reads " + std::to_string(width_bytes) +
                            " bytes at the start of row i, rows of " + std::to_string(stride) +
                            " floats";
@@ -261,7 +261,8 @@ int main(int argc, char** argv) {
   }
 
   if (list) {
-    for (const NamedAccess& access : registry()) std::printf("%-34s %s\n", access.name, access.what);
+    for (const NamedAccess& access : registry())
+      std::printf("%-34s %s\n", access.name, access.what);
     return 0;
   }
   if (all) {

@@ -6,9 +6,13 @@ docs/index.md would be the page ``docs/index`` and index.html would not be at
 the top of the output. With it, docs/<page>.md is the page ``<page>``, and
 its relative paths (includes, listings) still start from docs/, where the
 file is. Other pages keep their usual names.
+
+A page may name a book-level page by its file, {doc}`/docs/preface`, or by
+its page name, {doc}`/preface`: both lead to the same page.
 """
 
 from sphinx.project import Project
+from sphinx.util import docname_join
 
 PREFIX = "docs/"
 
@@ -28,6 +32,20 @@ def _serve_docs_at_root(app):
     app.project.__class__ = BookProject
 
 
+def _resolve_by_file(app, env, node, contnode):
+    """Resolves a {doc} reference that names docs/<page> to the page <page>."""
+    if node.get("refdomain") != "std" or node.get("reftype") != "doc":
+        return None
+    docname = docname_join(node.get("refdoc", ""), node["reftarget"])
+    if not docname.startswith(PREFIX):
+        return None
+    renamed = node.deepcopy()
+    renamed["reftarget"] = "/" + docname.removeprefix(PREFIX)
+    return env.get_domain("std").resolve_xref(
+        env, renamed["refdoc"], app.builder, "doc", renamed["reftarget"], renamed, contnode)
+
+
 def setup(app):
     app.connect("builder-inited", _serve_docs_at_root)
+    app.connect("missing-reference", _resolve_by_file)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

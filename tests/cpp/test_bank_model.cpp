@@ -3,11 +3,10 @@
 // Every expected number is worked out by hand in the comment above it, from
 // bank = (byte address / 4) % 32, so a test fails when the model and the
 // arithmetic disagree.
-#include <ladder/bank_model.hpp>
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ladder/bank_model.hpp>
 #include <stdexcept>
 #include <vector>
 

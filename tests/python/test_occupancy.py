@@ -254,7 +254,7 @@ def test_reads_resources_of_a_compiled_kernel(tmp_path, arch):
     # ptxas -v reports, per function, "Compiling entry function 'NAME'" and
     # then "Used N registers": the reader must agree with the compiler.
     ptxas_regs = dict(re.findall(r"entry function '(\w+)'.*?Used (\d+) registers",
-                                 done.stderr, flags=re.S))
+                                 done.stderr, flags=re.DOTALL))
     kernels = {k["name"].split("(")[0]: k for k in occupancy.read_resources(cubin)}
     assert set(kernels) == {"with_shared", "without_shared"}
     for k in kernels.values():

@@ -154,15 +154,14 @@ constexpr Analysis analyze(const std::uint32_t* addresses, int lanes, int width_
     }
     result.bank[lane] = active ? bank_of(addresses[lane]) : -1;
   }
-  // Lanes past `lanes` are inactive, so a short list still splits into whole phases.
-  const std::uint64_t mask =
-      lanes == 64 ? active_mask : active_mask & ((std::uint64_t{1} << lanes) - 1);
+  // 32-lane halves of a 64-lane group never share a phase: 32 is a multiple
+  // of every phase size. A short list ends with a short phase.
   const int lanes_per_phase = kPhaseBytes / width_bytes;  // 32, 16 or 8
   for (int first = 0; first < lanes; first += lanes_per_phase) {
     Phase& phase = result.phases[result.phase_count++];
     phase.first_lane = first;
     phase.lanes = first + lanes_per_phase <= lanes ? lanes_per_phase : lanes - first;
-    detail::analyse_phase(addresses, mask, width_bytes / kBankBytes, phase);
+    detail::analyse_phase(addresses, active_mask, width_bytes / kBankBytes, phase);
     result.wavefronts += phase.wavefronts;
     if (phase.active_lanes > 0) ++result.ideal_wavefronts;
   }

@@ -1,0 +1,678 @@
+// Chapter 10 exercise: a matrix transpose that shows a shared-memory bank
+// conflict, and two ways to remove it.
+//
+// out[c][r] = in[r][c] for a ROWS x COLS row-major float matrix. Every
+// variant runs the same grid of TILE x BLOCK_ROWS (32 x 8) thread blocks,
+// one block per 32 x 32 tile, and moves the same bytes:
+//   copy            out[r][c] = in[r][c]: reads and writes both coalesced, the
+//                   speed of light for this launch shape and these bytes
+//   naive           the transpose straight from global memory: coalesced
+//                   reads, writes that stride ROWS floats from lane to lane
+//   tiled_32x32     through a 32 x 32 shared tile: coalesced on both sides,
+//                   but a warp reads the tile down a column, and every float
+//                   of a column sits in the same bank (a 32-way conflict)
+//   tiled_32x33     the same kernel with the tile's rows padded to 33 floats:
+//                   a column now spreads over all 32 banks
+//   tiled_swizzled  the same kernel, rows of 32 floats, column index XORed
+//                   with the row: conflict-free without the padding
+// The three tiled variants are one kernel template; they differ only in the
+// index function that places element (row, col) of the tile in shared memory.
+// Those functions are constexpr and callable on the host, so the bank model
+// (ladder/bank_model.hpp) computes each lane's address from the code that runs.
+//
+// Build it alone, from this folder:
+//   nvcc -O3 -std=c++17 -arch=native -I../../../code/include transpose.cu -lcublas -o transpose
+// (-lcublas because the provenance of --json names the cuBLAS version.)
+// Run it:
+//   ./transpose                        every variant at the default sizes
+//   ./transpose --sizes 4096 1000x3000 --variants copy tiled_32x32 tiled_32x33
+//   ./transpose --banks                the bank model's view of one warp (no GPU needed)
+//   ./transpose --help
+#include <ladder/bank_model.hpp>
+#include <ladder/runner.cuh>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace transpose {
+
+// [shape]
+/// Side of the square tile a block moves: one float per lane of a warp.
+constexpr int TILE = 32;
+/// Rows of threads in a block. A block is TILE x BLOCK_ROWS threads, so each
+/// thread moves TILE / BLOCK_ROWS elements, one every BLOCK_ROWS rows.
+constexpr int BLOCK_ROWS = 8;
+/// Elements each thread moves: the steps of a block down its tile.
+constexpr int STEPS = TILE / BLOCK_ROWS;
+/// Lanes in a warp.
+constexpr int WARP = 32;
+
+static_assert(TILE % BLOCK_ROWS == 0, "every thread must move the same number of elements");
+static_assert(TILE * BLOCK_ROWS <= 1024, "a block has at most 1024 threads");
+static_assert(TILE % WARP == 0, "a warp must lie within one row of the block");
+static_assert((TILE & (TILE - 1)) == 0, "the XOR swizzle needs a power-of-two tile");
+
+/// The tile row thread row `ty` handles on step `step` (0 .. STEPS-1).
+__host__ __device__ constexpr int tile_row(int ty, int step) { return ty + step * BLOCK_ROWS; }
+// [end]
+
+// [layouts]
+/// Row-major, rows of TILE floats: element (row, col) is float row * TILE + col.
+/// A column is TILE floats apart, a whole number of bank cycles.
+__host__ __device__ constexpr int index_32x32(int row, int col) { return row * TILE + col; }
+
+/// Rows padded to TILE + 1 floats (the last float of a row is never used), so
+/// each row starts one bank further on than the row above it.
+__host__ __device__ constexpr int index_32x33(int row, int col) { return row * (TILE + 1) + col; }
+
+/// Rows of TILE floats, but element (row, col) sits in slot col ^ row of its
+/// row. For a fixed row, col -> col ^ row is a permutation of 0 .. TILE-1, so
+/// the tile still fits in TILE * TILE floats; for a fixed col, row -> col ^ row
+/// gives every row a different slot, so a column lands in different banks.
+__host__ __device__ constexpr int index_swizzled(int row, int col) {
+  return row * TILE + (col ^ row);
+}
+// [end]
+
+// [layout-structs]
+/// A shared-memory layout of the tile: the floats it occupies and where
+/// element (row, col) lives. The tiled kernel takes one as its template
+/// parameter; nothing else differs between the tiled variants.
+struct Layout32x32 {
+  static constexpr int kFloats = TILE * TILE;
+  __host__ __device__ static constexpr int index(int row, int col) { return index_32x32(row, col); }
+};
+struct Layout32x33 {
+  static constexpr int kFloats = TILE * (TILE + 1);
+  __host__ __device__ static constexpr int index(int row, int col) { return index_32x33(row, col); }
+};
+struct LayoutSwizzled {
+  static constexpr int kFloats = TILE * TILE;
+  __host__ __device__ static constexpr int index(int row, int col) {
+    return index_swizzled(row, col);
+  }
+};
+// [end]
+
+// [slots]
+/// The shared-memory slot thread (tx, ty) writes on step `step`: it stores the
+/// element it read from `in`, which belongs in row tile_row(ty, step),
+/// column tx of the tile. A warp (fixed ty, tx = lane) writes along a row.
+template <typename Layout>
+__host__ __device__ constexpr int write_slot(int tx, int ty, int step) {
+  return Layout::index(tile_row(ty, step), tx);
+}
+
+/// The slot thread (tx, ty) reads on step `step`: the element it stores into
+/// `out` is row tx, column tile_row(ty, step) of the tile. A warp (fixed ty,
+/// tx = lane) reads down a column: this is the access whose banks matter.
+template <typename Layout>
+__host__ __device__ constexpr int read_slot(int tx, int ty, int step) {
+  return Layout::index(tx, tile_row(ty, step));
+}
+// [end]
+
+// [copy]
+/// @brief out = in for a rows x cols row-major matrix, with the launch shape
+/// of the transposes: the baseline a transpose can at best match.
+///
+/// Block (bx, by) copies the TILE x TILE tile whose top-left element is
+/// (by * TILE, bx * TILE); thread (tx, ty) copies column tx of rows
+/// tile_row(ty, 0 .. STEPS-1). A warp reads and writes TILE consecutive floats.
+///
+/// @pre block = (TILE, BLOCK_ROWS), grid = (ceil(cols / TILE), ceil(rows / TILE)).
+__global__ void copy_tiles(int rows, int cols, const float* __restrict__ in,
+                           float* __restrict__ out) {
+  const int col = blockIdx.x * TILE + threadIdx.x;
+  for (int step = 0; step < STEPS; ++step) {
+    const int row = blockIdx.y * TILE + tile_row(threadIdx.y, step);
+    if (row < rows && col < cols) out[row * cols + col] = in[row * cols + col];
+  }
+}
+// [end]
+
+// [naive]
+/// @brief out = transpose(in) straight from global memory.
+///
+/// in is rows x cols and out is cols x rows, both row-major. Thread (tx, ty)
+/// of block (bx, by) moves element (row, col) = (by * TILE + tile_row(ty,
+/// step), bx * TILE + tx) to out[col][row]. The lanes of a warp read
+/// consecutive floats of one row of `in` (coalesced) but write one float in
+/// each of 32 rows of `out`, rows floats apart (not coalesced).
+///
+/// @pre block = (TILE, BLOCK_ROWS), grid = (ceil(cols / TILE), ceil(rows / TILE)).
+__global__ void transpose_naive(int rows, int cols, const float* __restrict__ in,
+                                float* __restrict__ out) {
+  const int col = blockIdx.x * TILE + threadIdx.x;
+  for (int step = 0; step < STEPS; ++step) {
+    const int row = blockIdx.y * TILE + tile_row(threadIdx.y, step);
+    if (row < rows && col < cols) out[col * rows + row] = in[row * cols + col];
+  }
+}
+// [end]
+
+// [tiled]
+/// @brief out = transpose(in) through a shared-memory tile.
+///
+/// in is rows x cols and out is cols x rows, both row-major. Block (bx, by)
+/// reads the TILE x TILE tile of `in` at rows by * TILE.., columns bx * TILE..
+/// row by row (coalesced) into shared memory, waits for the whole block, then
+/// writes it to `out` at rows bx * TILE.., columns by * TILE.., again row by
+/// row (coalesced). A row of `out` is a column of the tile, so each warp reads
+/// the tile down a column; how many banks that column spans is set by the
+/// layout alone.
+///
+/// @tparam Layout  Layout32x32, Layout32x33 or LayoutSwizzled: the tile's size
+///                 in floats and its index function.
+/// @pre block = (TILE, BLOCK_ROWS), grid = (ceil(cols / TILE), ceil(rows / TILE)).
+template <typename Layout>
+__global__ void transpose_tiled(int rows, int cols, const float* __restrict__ in,
+                                float* __restrict__ out) {
+  __shared__ float tile[Layout::kFloats];
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int first_row = blockIdx.y * TILE;  // the block's tile: rows of `in` from here
+  const int first_col = blockIdx.x * TILE;  // and columns of `in` from here
+
+  // Row tile_row(ty, step) of the tile, from one row of `in`.
+  for (int step = 0; step < STEPS; ++step) {
+    const int row = first_row + tile_row(ty, step);
+    const int col = first_col + tx;
+    if (row < rows && col < cols) tile[write_slot<Layout>(tx, ty, step)] = in[row * cols + col];
+  }
+  // A thread is about to read a column that other warps wrote.
+  __syncthreads();
+  // Row first_col + tile_row(ty, step) of `out` is that column of the tile.
+  for (int step = 0; step < STEPS; ++step) {
+    const int row = first_col + tile_row(ty, step);  // a row of out, a column of in
+    const int col = first_row + tx;                  // a column of out, a row of in
+    if (row < cols && col < rows) out[row * rows + col] = tile[read_slot<Layout>(tx, ty, step)];
+  }
+}
+// [end]
+
+// [launch]
+/// The grid of every variant: one block per TILE x TILE tile of `in`.
+inline dim3 grid_for(int rows, int cols) {
+  return dim3(ladder::ceil_div(cols, TILE), ladder::ceil_div(rows, TILE));
+}
+
+/// Enqueues one variant on `stream`; in is rows x cols, out as the variant needs.
+using LaunchFn = void (*)(int rows, int cols, const float* in, float* out, cudaStream_t stream);
+
+inline void launch_copy(int rows, int cols, const float* in, float* out, cudaStream_t stream) {
+  copy_tiles<<<grid_for(rows, cols), dim3(TILE, BLOCK_ROWS), 0, stream>>>(rows, cols, in, out);
+}
+
+inline void launch_naive(int rows, int cols, const float* in, float* out, cudaStream_t stream) {
+  transpose_naive<<<grid_for(rows, cols), dim3(TILE, BLOCK_ROWS), 0, stream>>>(rows, cols, in,
+                                                                               out);
+}
+
+template <typename Layout>
+void launch_tiled(int rows, int cols, const float* in, float* out, cudaStream_t stream) {
+  transpose_tiled<Layout>
+      <<<grid_for(rows, cols), dim3(TILE, BLOCK_ROWS), 0, stream>>>(rows, cols, in, out);
+}
+
+/// One variant of the benchmark.
+struct Variant {
+  const char* name;  ///< as on the command line and in the JSON
+  bool transposes;   ///< false for the copy, whose output must equal its input
+  LaunchFn launch;
+};
+
+/// Every variant, in the order they are run and reported.
+inline constexpr Variant kVariants[] = {
+    {"copy", false, launch_copy},
+    {"naive", true, launch_naive},
+    {"tiled_32x32", true, launch_tiled<Layout32x32>},
+    {"tiled_32x33", true, launch_tiled<Layout32x33>},
+    {"tiled_swizzled", true, launch_tiled<LayoutSwizzled>},
+};
+inline constexpr int kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);
+// [end]
+
+// [warp-addresses]
+/// Byte offsets into the tile of one warp's two shared-memory accesses.
+struct WarpAddresses {
+  std::array<std::uint32_t, WARP> write{};  ///< the store into the tile (STS)
+  std::array<std::uint32_t, WARP> read{};   ///< the load from the tile (LDS)
+};
+
+/// @brief The shared-memory byte addresses, lane by lane, of warp `warp` of a
+/// tiled block on step `step`, computed by the slot functions the kernel calls.
+///
+/// Threads are numbered tx + TILE * ty within a block and a warp is 32
+/// consecutive numbers, so lane `lane` of warp `warp` is thread number
+/// WARP * warp + lane. Addresses are offsets from the tile's first byte (the
+/// tile is the kernel's only shared variable); adding the same offset to every
+/// lane shifts every bank by the same amount and changes no conflict.
+///
+/// @pre 0 <= warp < TILE * BLOCK_ROWS / WARP, 0 <= step < STEPS.
+template <typename Layout>
+constexpr WarpAddresses warp_addresses(int warp, int step) {
+  WarpAddresses a;
+  for (int lane = 0; lane < WARP; ++lane) {
+    const int thread = WARP * warp + lane;
+    const int tx = thread % TILE;
+    const int ty = thread / TILE;
+    a.write[lane] = static_cast<std::uint32_t>(write_slot<Layout>(tx, ty, step) * sizeof(float));
+    a.read[lane] = static_cast<std::uint32_t>(read_slot<Layout>(tx, ty, step) * sizeof(float));
+  }
+  return a;
+}
+
+/// Warps in a tiled block.
+constexpr int kWarpsPerBlock = TILE * BLOCK_ROWS / WARP;
+// [end]
+
+// [reference]
+/// The host reference: in is rows x cols, the result cols x rows. Walked in
+/// square blocks so that both sides stay in the CPU's cache.
+inline std::vector<float> host_transpose(const std::vector<float>& in, int rows, int cols) {
+  constexpr int kBlock = 64;
+  std::vector<float> out(in.size());
+  for (int r0 = 0; r0 < rows; r0 += kBlock) {
+    for (int c0 = 0; c0 < cols; c0 += kBlock) {
+      for (int r = r0; r < rows && r < r0 + kBlock; ++r) {
+        for (int c = c0; c < cols && c < c0 + kBlock; ++c) {
+          out[size_t(c) * rows + r] = in[size_t(r) * cols + c];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/// Elements whose bits differ: a transpose moves bits, so equal means bitwise
+/// equal (a NaN left by the poison never matches a finite input).
+inline size_t count_mismatches(const std::vector<float>& got, const std::vector<float>& want) {
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    bad += std::memcmp(&got[i], &want[i], sizeof(float)) != 0;
+  }
+  return bad;
+}
+// [end]
+
+// ---------------------------------------------------------------------------
+// The benchmark around the kernels: command line, checks, timing, report.
+
+/// The largest side accepted: 16384 x 16384 floats (2^28) keeps every index
+/// of the kernels' 32-bit arithmetic below 2^31.
+constexpr int kMaxSide = 16384;
+
+struct Shape {
+  int rows;
+  int cols;
+};
+
+struct Options {
+  std::vector<Shape> sizes{{1024, 1024},  {2048, 2048}, {4096, 4096}, {8192, 8192},
+                           {16384, 16384}, {8192, 4096}, {4096, 8192}, {1000, 3000}};
+  std::vector<int> variants;  ///< indices into kVariants; empty means all
+  bool check_only = false;
+  bool banks = false;
+  bool help = false;
+  std::string json_path;
+  int device = 0;
+  unsigned seed = 20261130u;
+};
+
+constexpr int kTrials = 7;          ///< timed trials; the median is reported
+constexpr int kReps = 20;           ///< launches per trial
+constexpr double kWarmupMs = 300;   ///< minimum warm-up before timing
+
+inline const char* usage() {
+  return "usage: transpose [--sizes S [S ...]] [--variants V [V ...]] [--check-only] [--banks]\n"
+         "                 [--json FILE] [--device I] [--seed N]\n"
+         "  S is N (square) or ROWSxCOLS, each side 1 to 16384;\n"
+         "    default 1024 2048 4096 8192 16384 8192x4096 4096x8192 1000x3000.\n"
+         "  V is one of copy naive tiled_32x32 tiled_32x33 tiled_swizzled; default all.\n"
+         "  --check-only  check every variant bit for bit against a host transpose; no timing.\n"
+         "  --banks       print the bank model's view of one warp of each tiled layout (CPU only).\n"
+         "Exit codes: 0 correct, 1 incorrect or a CUDA error, 2 bad input, 77 no GPU.\n";
+}
+
+/// Parses "N" or "ROWSxCOLS".
+inline bool parse_shape(const std::string& text, Shape* out) {
+  const size_t x = text.find_first_of("xX");
+  const std::string first = text.substr(0, x);
+  const std::string second = x == std::string::npos ? first : text.substr(x + 1);
+  long rows = 0, cols = 0;
+  if (!ladder::detail::parse_int(first, 1, kMaxSide, &rows) ||
+      !ladder::detail::parse_int(second, 1, kMaxSide, &cols)) {
+    return false;
+  }
+  *out = Shape{static_cast<int>(rows), static_cast<int>(cols)};
+  return true;
+}
+
+inline int variant_index(const std::string& name) {
+  for (int i = 0; i < kVariantCount; ++i) {
+    if (name == kVariants[i].name) return i;
+  }
+  return -1;
+}
+
+/// Parses argv into `o`; returns one sentence saying what is wrong, or "".
+inline std::string parse_options(int argc, const char* const* argv, Options* o) {
+  bool sizes_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    // The values of a list option run up to the next argument that starts with "--".
+    auto list = [&]() {
+      std::vector<std::string> values;
+      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) values.push_back(argv[++i]);
+      return values;
+    };
+    long n = 0;
+    if (arg == "--help" || arg == "-h") {
+      o->help = true;
+    } else if (arg == "--check-only") {
+      o->check_only = true;
+    } else if (arg == "--banks") {
+      o->banks = true;
+    } else if (arg == "--sizes") {
+      if (!sizes_given) o->sizes.clear();
+      sizes_given = true;
+      const std::vector<std::string> values = list();
+      if (values.empty()) return "--sizes needs at least one size";
+      for (const std::string& v : values) {
+        Shape s{};
+        if (!parse_shape(v, &s)) {
+          return "bad size '" + v + "': expected N or ROWSxCOLS, each side 1 to " +
+                 std::to_string(kMaxSide);
+        }
+        o->sizes.push_back(s);
+      }
+    } else if (arg == "--variants") {
+      const std::vector<std::string> values = list();
+      if (values.empty()) return "--variants needs at least one name";
+      for (const std::string& v : values) {
+        const int index = variant_index(v);
+        if (index < 0) {
+          return "unknown variant '" + v +
+                 "': expected copy, naive, tiled_32x32, tiled_32x33 or tiled_swizzled";
+        }
+        o->variants.push_back(index);
+      }
+    } else if (arg == "--json") {
+      if (i + 1 >= argc) return "--json needs a file name";
+      o->json_path = argv[++i];
+    } else if (arg == "--device" || arg == "--seed") {
+      if (i + 1 >= argc) return arg + " needs a value";
+      const std::string v = argv[++i];
+      if (!ladder::detail::parse_int(v, 0, 1L << 30, &n)) {
+        return "bad value '" + v + "' for " + arg + ": expected an integer >= 0";
+      }
+      if (arg == "--device") o->device = static_cast<int>(n);
+      if (arg == "--seed") o->seed = static_cast<unsigned>(n);
+    } else {
+      return "unknown argument '" + arg + "' (try --help)";
+    }
+  }
+  if (o->variants.empty()) {
+    for (int i = 0; i < kVariantCount; ++i) o->variants.push_back(i);
+  }
+  return {};
+}
+
+/// Prints, for one tiled layout, the bank model's verdict on its tile write
+/// and tile read, and the lane-by-lane addresses of warp `warp` on step `step`.
+template <typename Layout>
+void print_banks(const char* name, int warp, int step) {
+  // Every warp and step of a full tile, to say whether they all cost the same.
+  int write_min = 1 << 30, write_max = 0, read_min = 1 << 30, read_max = 0;
+  for (int w = 0; w < kWarpsPerBlock; ++w) {
+    for (int s = 0; s < STEPS; ++s) {
+      const WarpAddresses a = warp_addresses<Layout>(w, s);
+      const int write = ladder::bank::analyze(a.write).wavefronts;
+      const int read = ladder::bank::analyze(a.read).wavefronts;
+      write_min = std::min(write_min, write);
+      write_max = std::max(write_max, write);
+      read_min = std::min(read_min, read);
+      read_max = std::max(read_max, read);
+    }
+  }
+  std::printf("%s (%d floats of shared memory)\n", name, Layout::kFloats);
+  std::printf("  tile write (STS): %d to %d wavefronts per warp instruction\n", write_min,
+              write_max);
+  std::printf("  tile read  (LDS): %d to %d wavefronts per warp instruction\n", read_min, read_max);
+  const WarpAddresses a = warp_addresses<Layout>(warp, step);
+  std::printf("  warp %d, step %d:\n", warp, step);
+  std::printf("  lane   write address  bank   read address  bank\n");
+  for (int lane = 0; lane < WARP; ++lane) {
+    std::printf("  %4d   %13u  %4d   %12u  %4d\n", lane, a.write[lane],
+                ladder::bank::bank_of(a.write[lane]), a.read[lane],
+                ladder::bank::bank_of(a.read[lane]));
+  }
+  std::printf("\n");
+}
+
+/// What was learned about one variant at one size.
+struct VariantResult {
+  int variant = 0;
+  bool correct = false;
+  size_t mismatches = 0;
+  ladder::Summary ms;
+};
+
+/// Fills the input with fresh values, poisons the output, runs the variant
+/// once and compares every element, bit for bit, with the host's answer.
+inline VariantResult check_variant(int variant, const Shape& s, uint32_t seed,
+                                   const ladder::detail::DeviceBuffer& in,
+                                   const ladder::detail::DeviceBuffer& out, cudaStream_t stream) {
+  ladder::detail::fill(in, seed, stream);
+  ladder::detail::poison(out, stream);
+  kVariants[variant].launch(s.rows, s.cols, in.get(), out.get(), stream);
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<float> input = in.to_host();
+  const std::vector<float> want =
+      kVariants[variant].transposes ? host_transpose(input, s.rows, s.cols) : input;
+  VariantResult r;
+  r.variant = variant;
+  r.mismatches = count_mismatches(out.to_host(), want);
+  r.correct = r.mismatches == 0;
+  return r;
+}
+
+/// GB/s of a pass that reads and writes `bytes` bytes each way in `ms`.
+inline double gbs(double bytes, double ms) { return ms > 0 ? 2.0 * bytes / (ms * 1e-3) / 1e9 : 0; }
+
+inline std::string shape_name(const Shape& s) {
+  return std::to_string(s.rows) + "x" + std::to_string(s.cols);
+}
+
+/// Checks, then (unless check_only) times the chosen variants and
+/// cudaMemcpy at one size. Returns this size's JSON; `all_correct` is cleared
+/// when a variant fails.
+inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stream,
+                             bool* all_correct) {
+  const Shape s = o.sizes[size_index];
+  const size_t elements = size_t(s.rows) * s.cols;
+  const double bytes = double(elements) * sizeof(float);
+  ladder::detail::DeviceBuffer in(elements), out(elements);
+
+  std::vector<VariantResult> results;
+  for (int v : o.variants) {
+    const uint32_t seed = ladder::detail::check_seed(o.seed, size_index, v, 0);
+    results.push_back(check_variant(v, s, seed, in, out, stream));
+    *all_correct = *all_correct && results.back().correct;
+  }
+
+  ladder::Summary memcpy_ms;
+  if (!o.check_only) {
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    auto run_variant = [&](int v) { kVariants[v].launch(s.rows, s.cols, in.get(), out.get(), stream); };
+    auto run_memcpy = [&] {
+      CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), elements * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, stream));
+    };
+    // Warm up everything, in turn, until kWarmupMs has passed: clocks ramp up
+    // and first-launch costs are paid before anything is timed.
+    double warm_ms = 0;
+    while (warm_ms < kWarmupMs) {
+      for (int v : o.variants) {
+        warm_ms += ladder::detail::time_launches([&] { run_variant(v); }, 1, stream, start, stop);
+      }
+      warm_ms += ladder::detail::time_launches(run_memcpy, 1, stream, start, stop);
+    }
+    // Interleaved: each trial times every variant and then cudaMemcpy, so
+    // every ratio to cudaMemcpy comes from the same minutes of the same run.
+    std::vector<std::vector<double>> samples(results.size());
+    std::vector<double> memcpy_samples;
+    for (int t = 0; t < kTrials; ++t) {
+      for (size_t i = 0; i < results.size(); ++i) {
+        const int v = results[i].variant;
+        samples[i].push_back(
+            ladder::detail::time_launches([&] { run_variant(v); }, kReps, stream, start, stop));
+      }
+      memcpy_samples.push_back(ladder::detail::time_launches(run_memcpy, kReps, stream, start, stop));
+    }
+    for (size_t i = 0; i < results.size(); ++i) results[i].ms = ladder::summarize(samples[i]);
+    memcpy_ms = ladder::summarize(memcpy_samples);
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+  }
+
+  std::printf("%s (%.1f MiB each way)\n", shape_name(s).c_str(), bytes / (1 << 20));
+  std::printf("  %-15s %-30s %10s %10s  %s\n", "variant", "time ms (median [min, max])", "GB/s",
+              "% memcpy", "verdict");
+  ladder::Json variants = ladder::Json::object();
+  for (const VariantResult& r : results) {
+    ladder::Json j = ladder::Json::object();
+    char time[64] = "-", rate[32] = "-", pct[32] = "-", verdict[64] = "correct";
+    if (!o.check_only) {
+      const double rate_gbs = gbs(bytes, r.ms.median);
+      const double pct_memcpy = 100.0 * memcpy_ms.median / r.ms.median;
+      j.set("time_ms", ladder::detail::summary_json(r.ms))
+          .set("gbs", rate_gbs)
+          .set("pct_memcpy", pct_memcpy);
+      std::snprintf(time, sizeof time, "%.4f [%.4f, %.4f]", r.ms.median, r.ms.min, r.ms.max);
+      std::snprintf(rate, sizeof rate, "%.1f", rate_gbs);
+      std::snprintf(pct, sizeof pct, "%.1f%%", pct_memcpy);
+    }
+    if (!r.correct) {
+      std::snprintf(verdict, sizeof verdict, "INCORRECT (%zu elements differ)", r.mismatches);
+    }
+    j.set("correct", r.correct);
+    if (!r.correct) j.set("mismatches", static_cast<double>(r.mismatches));
+    variants.set(kVariants[r.variant].name, std::move(j));
+    std::printf("  %-15s %-30s %10s %10s  %s\n", kVariants[r.variant].name, time, rate, pct,
+                verdict);
+  }
+  ladder::Json size = ladder::Json::object();
+  size.set("rows", s.rows).set("cols", s.cols).set("variants", std::move(variants));
+  if (!o.check_only) {
+    char time[64];
+    std::snprintf(time, sizeof time, "%.4f [%.4f, %.4f]", memcpy_ms.median, memcpy_ms.min,
+                  memcpy_ms.max);
+    std::printf("  %-15s %-30s %10.1f %10s\n", "cudaMemcpy", time, gbs(bytes, memcpy_ms.median),
+                "100.0%");
+    size.set("memcpy", ladder::Json::object()
+                           .set("time_ms", ladder::detail::summary_json(memcpy_ms))
+                           .set("gbs", gbs(bytes, memcpy_ms.median)));
+  }
+  std::fflush(stdout);
+  return size;
+}
+
+/// The whole program: returns the process exit code.
+inline int run(int argc, char** argv) {
+  Options o;
+  const std::string error = parse_options(argc, argv, &o);
+  if (!error.empty()) {
+    std::fprintf(stderr, "transpose: %s\n", error.c_str());
+    return 2;
+  }
+  if (o.help) {
+    std::printf("%s", usage());
+    return 0;
+  }
+  if (o.banks) {
+    // Warp 5, step 0 reads column 5 of the tile: a column where the three
+    // layouts all differ (column 0 of the swizzled tile is the padded one's).
+    print_banks<Layout32x32>("tiled_32x32", 5, 0);
+    print_banks<Layout32x33>("tiled_32x33", 5, 0);
+    print_banks<LayoutSwizzled>("tiled_swizzled", 5, 0);
+    return 0;
+  }
+
+  int device_count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&device_count);
+  if (status != cudaSuccess || device_count == 0) {
+    std::fprintf(stderr, "transpose: no CUDA GPU found (%s); nothing was run\n",
+                 status != cudaSuccess ? cudaGetErrorString(status) : "zero devices");
+    return ladder::kExitNoGpu;
+  }
+  if (o.device >= device_count) {
+    std::fprintf(stderr, "transpose: --device %d, but there are only %d GPUs\n", o.device,
+                 device_count);
+    return 2;
+  }
+  CUDA_CHECK(cudaSetDevice(o.device));
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  for (const Shape& s : o.sizes) {
+    const double need = 2.0 * sizeof(float) * s.rows * s.cols;  // input and output
+    if (need > 0.9 * double(free_bytes)) {
+      std::fprintf(stderr, "transpose: %s needs %.1f GiB of GPU memory, %.1f GiB is free\n",
+                   shape_name(s).c_str(), need / (1 << 30), double(free_bytes) / (1 << 30));
+      return 2;
+    }
+  }
+
+  ladder::Json config = ladder::Json::object();
+  config.set("trials", kTrials)
+      .set("reps", kReps)
+      .set("warmup_ms", kWarmupMs)
+      .set("seed", static_cast<double>(o.seed))
+      .set("check_only", o.check_only);
+  ladder::Json provenance = ladder::provenance(o.device, __FILE__);
+  provenance.set("config", std::move(config));
+
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
+  std::printf("transpose on %s%s; GB/s counts bytes read plus bytes written\n", prop.name,
+              o.check_only ? ", check only" : "");
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  bool all_correct = true;
+  ladder::Json sizes = ladder::Json::array();
+  for (int i = 0; i < static_cast<int>(o.sizes.size()); ++i) {
+    sizes.push(run_size(o, i, stream, &all_correct));
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+
+  if (!o.json_path.empty()) {
+    ladder::Json report = ladder::Json::object();
+    report.set("schema", 1)
+        .set("program", "10-padding/exercise/transpose")
+        .set("provenance", std::move(provenance))
+        .set("sizes", std::move(sizes));
+    std::ofstream file(o.json_path);
+    file << report.dump() << "\n";
+    if (!file) {
+      std::fprintf(stderr, "transpose: could not write %s\n", o.json_path.c_str());
+      return 1;
+    }
+  }
+  return all_correct ? 0 : 1;
+}
+
+}  // namespace transpose
+
+#ifndef LADDER_NO_MAIN
+int main(int argc, char** argv) { return transpose::run(argc, argv); }
+#endif

@@ -1,0 +1,361 @@
+"""The book: its results-reading functions, and whole builds with -W.
+
+The pure tests call docs/_ext/ladder_data.py directly. The build tests run
+docs/build_book.py against copies of tests/fixtures/results/ (synthetic
+numbers, never shown in the real book) and read the HTML it writes. They
+need Doxygen, and are skipped, with that reason, only when it is missing.
+The Python packages come from the interpreter running the tests when it has
+Sphinx (the book's virtual environment does), else from the virtual
+environment that build_book.py makes in the build folder.
+"""
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+FIXTURES = ROOT / "tests" / "fixtures" / "results"
+sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(DOCS))
+
+import ladder_data as data  # noqa: E402
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def chapter_json(slug: str, source: str, source_hash: str, sizes=None) -> dict:
+    """A minimal valid chapter result (synthetic values)."""
+    timed = {
+        "M": 4096, "N": 4096, "K": 4096,
+        "time_ms": {"median": 2.0, "min": 1.9, "max": 2.2},
+        "cublas_time_ms": {"median": 1.0, "min": 0.9, "max": 1.1},
+        "gflops": 1000.0, "cublas_gflops": 2000.0, "pct_cublas": 50.0,
+        "max_rel_err": 1e-6, "rel_norm_err": 1e-7, "correct": True,
+    }
+    return {
+        "schema": 1, "chapter": slug, "title": "Test",
+        "provenance": {"gpu": "Test GPU", "source": source, "source_sha256": source_hash},
+        "sizes": sizes if sizes is not None else [timed],
+    }
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A repository with one kernel file and a results folder for it."""
+    repo = tmp_path / "repo"
+    kernel = repo / "chapters" / "01-test" / "kernel.cu"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text("__global__ void k() {}\n")
+    results = tmp_path / "results"
+    path = results / "h200" / "chapters" / "01-test.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(chapter_json(
+        "01-test", "chapters/01-test/kernel.cu", sha256_text(kernel.read_text()))))
+    return repo, results, kernel
+
+
+# -- Finding results ---------------------------------------------------------
+
+
+def test_gpu_folders_put_the_reference_gpu_first(tmp_path):
+    for name in ("a100", "rtx-4090", "h200", ".hidden"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.txt").write_text("")
+    assert data.gpu_folders(tmp_path) == ["h200", "a100", "rtx-4090"]
+    assert data.gpu_folders(tmp_path / "absent") == []
+
+
+def test_results_root_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv(data.RESULTS_DIR_VARIABLE, raising=False)
+    assert data.results_root(tmp_path) == tmp_path / "results"
+    monkeypatch.setenv(data.RESULTS_DIR_VARIABLE, str(tmp_path / "other"))
+    assert data.results_root(tmp_path) == tmp_path / "other"
+
+
+def test_chapter_slugs_are_the_chapter_folders_in_order():
+    slugs = data.chapter_slugs(ROOT)
+    assert slugs[0] == "01-naive"
+    assert slugs == sorted(slugs)
+
+
+# -- Staleness ---------------------------------------------------------------
+
+
+def test_a_result_matching_its_source_is_fresh(tree):
+    repo, results, _ = tree
+    result = data.load_chapter_result(results, "h200", "01-test", repo)
+    assert result is not None and result.stale is None
+
+
+def test_a_changed_source_makes_its_result_stale(tree):
+    repo, results, kernel = tree
+    kernel.write_text("__global__ void k() { /* changed */ }\n")
+    result = data.load_chapter_result(results, "h200", "01-test", repo)
+    assert result.stale == "chapters/01-test/kernel.cu has changed since it was measured"
+
+
+def test_a_removed_source_makes_its_result_stale(tree):
+    repo, results, kernel = tree
+    kernel.unlink()
+    result = data.load_chapter_result(results, "h200", "01-test", repo)
+    assert "no longer in the tree" in result.stale
+
+
+def test_the_hash_is_compared_case_blind(tree):
+    repo, _, kernel = tree
+    provenance = {"source": "chapters/01-test/kernel.cu",
+                  "source_sha256": data.sha256_of(kernel).upper()}
+    assert data.staleness(provenance, repo) is None
+
+
+def test_committed_results_are_valid_and_fresh():
+    """Every result in results/ reads, and belongs to the code in the tree."""
+    results = ROOT / "results"
+    found = 0
+    for gpu in data.gpu_folders(results):
+        for path in sorted((results / gpu / "chapters").glob("*.json")):
+            result = data.load_chapter_result(results, gpu, path.stem, ROOT)
+            assert result.stale is None, f"{path}: {result.stale}; measure again"
+            found += 1
+    if not found:
+        pytest.skip("results/ holds no chapter result yet")
+
+
+# -- Reading and checking ----------------------------------------------------
+
+
+def test_missing_results_are_none_and_not_measured(tree):
+    repo, results, _ = tree
+    assert data.load_chapter_result(results, "h200", "02-absent", repo) is None
+    assert data.load_chapter_results(results, "02-absent", repo) == []
+    for spec in ("02-absent:4096:gflops", "01-test:1024:gflops",
+                 "baseline:fma_peak_gflops", "rtx-4090/01-test:4096:gflops",
+                 "cublas:1024"):
+        value = data.resolve_value(data.parse_value_request(spec), results, repo)
+        assert value.text == data.NOT_MEASURED, spec
+
+
+def test_a_broken_results_file_is_an_error(tree):
+    repo, results, _ = tree
+    path = results / "h200" / "chapters" / "01-test.json"
+    path.write_text("{ not json")
+    with pytest.raises(data.ResultsError, match="cannot read it as JSON"):
+        data.load_chapter_result(results, "h200", "01-test", repo)
+
+
+def test_check_chapter_result_names_what_is_wrong():
+    good = chapter_json("01-test", "k.cu", "0" * 64)
+    assert data.check_chapter_result(good, "01-test") == []
+    assert "chapter is '01-test', expected '02-other'" in data.check_chapter_result(good, "02-other")
+    bad = chapter_json("01-test", "k.cu", "0" * 64)
+    bad["sizes"][0]["gflops"] = True  # a boolean is not a number
+    del bad["sizes"][0]["time_ms"]["max"]
+    problems = data.check_chapter_result(bad, "01-test")
+    assert "sizes[0].gflops is missing or of the wrong type" in problems
+    assert "sizes[0].time_ms needs median, min and max" in problems
+
+
+def test_an_untimed_size_is_valid_and_reads_not_measured(tree):
+    repo, results, kernel = tree
+    untimed = {"M": 8192, "N": 8192, "K": 8192, "timing_skipped": "over budget",
+               "max_rel_err": 1e-6, "correct": True}
+    content = chapter_json("01-test", "chapters/01-test/kernel.cu",
+                           data.sha256_of(kernel), [untimed])
+    (results / "h200" / "chapters" / "01-test.json").write_text(json.dumps(content))
+    request = data.parse_value_request("01-test:8192:gflops")
+    assert data.resolve_value(request, results, repo).text == data.NOT_MEASURED
+    request = data.parse_value_request("01-test:8192:correct")
+    assert data.resolve_value(request, results, repo).text == "correct"
+
+
+# -- Inline values -------------------------------------------------------------
+
+
+def test_value_requests_parse():
+    request = data.parse_value_request("01-naive:4096:gflops")
+    assert (request.gpu, request.kind, request.slug, request.size, request.key) == (
+        "h200", "chapter", "01-naive", (4096, 4096, 4096), "gflops")
+    request = data.parse_value_request("rtx-4090/02-coalescing:4096x2048x1024:pct_cublas")
+    assert (request.gpu, request.size) == ("rtx-4090", (4096, 2048, 1024))
+    assert data.parse_value_request("baseline:fma_peak_gflops").kind == "baseline"
+    assert data.parse_value_request("cublas:4096").size == (4096, 4096, 4096)
+
+
+@pytest.mark.parametrize("spec", [
+    "01-naive:4096:gflop",          # unknown key
+    "baseline:peak",                # unknown baseline field
+    "01-naive:4096",                # no key
+    "naive:4096:gflops",            # not a chapter slug
+    "01-naive:4096x4096:gflops",    # not a size
+])
+def test_bad_value_requests_are_errors(spec):
+    with pytest.raises(data.ResultsError):
+        data.parse_value_request(spec)
+
+
+def test_values_are_formatted_with_units(tree):
+    repo, results, kernel = tree
+    baseline = {"fma_peak_gflops": 61234.5, "copy_bandwidth_gbs": 4012.0}
+    (results / "h200" / "baseline.json").write_text(json.dumps(baseline))
+
+    def value(spec):
+        return data.resolve_value(data.parse_value_request(spec), results, repo)
+
+    assert value("01-test:4096:gflops").text == "1,000 GFLOP/s"
+    assert value("01-test:4096:cublas_gflops").text == "2,000 GFLOP/s"
+    assert value("01-test:4096:pct_cublas").text == "50.0%"
+    assert value("01-test:4096:time_ms").text == "2.000 ms"
+    assert value("01-test:4096:max_rel_err").text == "1.0 \u00d7 10\u207b\u2076"
+    assert value("cublas:4096").text == "2,000 GFLOP/s"
+    assert value("baseline:fma_peak_gflops").text == "61,234 GFLOP/s"
+    assert value("baseline:copy_bandwidth_gbs").text == "4,012 GB/s"
+    assert value("01-test:4096:gflops").stale is None
+    kernel.write_text("changed\n")
+    assert value("01-test:4096:gflops").stale is not None
+
+
+def test_formatting():
+    assert data.format_gflops(12345.6) == "12,346"
+    assert data.format_gflops(987.4) == "987"
+    assert data.format_percent(87.26) == "87.3%"
+    assert data.format_ms(1.23456) == "1.235"
+    assert data.format_ms(512.34) == "512.3"
+    assert data.format_ms(0.051234) == "0.05123"
+    assert data.format_ms(1234.5) == "1234"
+    assert data.format_time_range({"median": 1.2345, "min": 1.2, "max": 1.3}) == (
+        "1.234 [1.200\u20131.300]")
+    assert data.format_error(3.14e-6) == "3.1 \u00d7 10\u207b\u2076"
+    assert data.format_error(0) == "0"
+    assert data.format_size((4096, 2048, 1024)) == "4096 \u00d7 2048 \u00d7 1024"
+    assert data.parse_size("256") == (256, 256, 256)
+
+
+def test_cublas_median_is_over_timed_chapters():
+    def result(rate, timed=True):
+        entry = {"M": 64, "N": 64, "K": 64, "max_rel_err": 0.0, "correct": True}
+        if timed:
+            entry["cublas_gflops"] = rate
+            entry["time_ms"] = {}
+        return data.ChapterResult("h200", Path("x"), {"sizes": [entry]}, None)
+
+    results = [result(10.0), result(30.0), result(20.0), result(99.0, timed=False)]
+    assert data.median_cublas_gflops(results, (64, 64, 64)) == 20.0
+    assert data.median_cublas_gflops(results, (32, 32, 32)) is None
+
+
+# -- Whole builds ----------------------------------------------------------------
+
+
+def load_build_book():
+    spec = importlib.util.spec_from_file_location("build_book", DOCS / "build_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def book_python() -> str:
+    """An interpreter with the book's packages."""
+    if shutil.which("doxygen") is None:
+        pytest.skip("Doxygen is not installed (Debian: apt-get install doxygen)")
+    if importlib.util.find_spec("sphinx") and importlib.util.find_spec("breathe"):
+        return sys.executable
+    build_dir = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
+    return str(load_build_book().ensure_environment(build_dir / "venv"))
+
+
+def fixture_results(target: Path) -> Path:
+    """A copy of the fixture results in which the h200 results match the
+    kernels in the tree now and the fake-gpu result is stale."""
+    shutil.copytree(FIXTURES, target)
+    for path in (target / "h200" / "chapters").glob("*.json"):
+        content = json.loads(path.read_text())
+        source = ROOT / content["provenance"]["source"]
+        content["provenance"]["source_sha256"] = data.sha256_of(source)
+        path.write_text(json.dumps(content))
+    return target
+
+
+def build(book_python, tmp_path, results: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(DOCS / "build_book.py"), "--python", book_python,
+         "--build-dir", str(tmp_path / "build"), "--results-dir", str(results), *extra],
+        capture_output=True, text=True, timeout=240,
+    )
+
+
+def html(tmp_path, page: str) -> str:
+    return (tmp_path / "build" / "book" / "html" / page).read_text(encoding="utf-8")
+
+
+def test_book_builds_with_results_from_two_gpus(book_python, tmp_path):
+    done = build(book_python, tmp_path, fixture_results(tmp_path / "results"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = tmp_path / "build" / "book"
+    assert (out / "html" / "index.html").is_file()
+    assert (out / "doxygen-warnings.log").read_text().strip() == ""
+
+    chapter = html(tmp_path, "chapters/01-naive/chapter.html")
+    # Both GPUs' tables, the reference GPU first, each with its provenance.
+    first, second = chapter.index("Fixture GPU A"), chapter.index("Fixture GPU B")
+    assert first < second
+    assert "137.4 [136.1\u2013140.2]" in chapter
+    assert "commit 0000000fixture" in chapter
+    # An untimed size is listed, not dropped.
+    assert "8192 \u00d7 8192 \u00d7 8192" in chapter and "timing skipped" in chapter
+    # The stale result is shown under a visible warning, and recorded.
+    assert chapter.count("Stale result") >= 1
+    stale = json.loads((out / "html" / "ladder-stale.json").read_text())
+    assert stale and {(r["gpu"], r["chapter"]) for r in stale} == {("fake-gpu", "01-naive")}
+    # The figure is drawn twice, for light and dark pages.
+    assert "data:image/svg+xml;base64," in chapter
+    assert "only-light" in chapter and "only-dark" in chapter
+
+    preface = html(tmp_path, "preface.html")
+    assert "60,000 GFLOP/s" in preface  # baseline:fma_peak_gflops
+    assert "ladder-summary" in preface  # the ladder's table
+
+
+def test_book_builds_with_no_results(book_python, tmp_path):
+    empty = tmp_path / "results"
+    empty.mkdir()
+    done = build(book_python, tmp_path, empty)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Not measured yet" in html(tmp_path, "chapters/01-naive/chapter.html")
+    assert data.NOT_MEASURED in html(tmp_path, "preface.html")
+    assert json.loads(html(tmp_path, "ladder-stale.json")) == []
+
+
+def test_a_stale_result_fails_the_build_when_asked(book_python, tmp_path):
+    done = build(book_python, tmp_path, fixture_results(tmp_path / "results"),
+                 "--fail-on-stale")
+    assert done.returncode != 0
+    assert "stale result" in done.stdout + done.stderr
+
+
+def test_an_unknown_key_fails_a_strict_build(book_python, tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'ladder_results']\n"
+        f"ladder_repo_root = {str(ROOT)!r}\n")
+    (source / "index.md").write_text("# Test\n\n{ladder}`01-naive:4096:speed`\n")
+    done = subprocess.run(
+        [book_python, "-m", "sphinx", "-E", "-W", "-q", "-b", "html",
+         str(source), str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, LADDER_RESULTS_DIR=str(tmp_path / "no-results")),
+    )
+    assert done.returncode != 0
+    assert "unknown key 'speed'" in done.stderr
