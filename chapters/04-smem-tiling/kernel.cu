@@ -96,14 +96,16 @@ __global__ void __launch_bounds__(NUM_THREADS)
     // a warp copies 32 consecutive floats of one row of A and of one row of B.
     As[a_store_index(tid)] = A[row * K + tile_k + tile_col(tid)];
     Bs[b_store_index(tid)] = B[(tile_k + tile_row(tid)) * N + col];
-    __syncthreads();  // the tiles are complete: any thread may now read any element
+    // The tiles are complete: any thread may now read any element.
+    __syncthreads();
     // [end load-tile]
 
     // [compute-tile]
     for (int dot_idx = 0; dot_idx < BLOCK; ++dot_idx) {
       sum += As[a_load_index(tid, dot_idx)] * Bs[b_load_index(tid, dot_idx)];
     }
-    __syncthreads();  // every thread is done reading: the next step may overwrite the tiles
+    // Every thread is done reading: the next step may overwrite the tiles.
+    __syncthreads();
     // [end compute-tile]
   }
   // BLAS semantics: with beta == 0, C is output only and is never read
@@ -129,9 +131,9 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 /// @brief Says why an M x N x K product cannot be computed, or returns an
 /// empty string: the kernel has no bounds checks, so every tile must be full.
 std::string accepts(int M, int N, int K) {
-  if (M % BLOCK != 0) return "M must be a multiple of " + std::to_string(BLOCK);
-  if (N % BLOCK != 0) return "N must be a multiple of " + std::to_string(BLOCK);
-  if (K % BLOCK != 0) return "K must be a multiple of " + std::to_string(BLOCK);
+  if (M % BLOCK != 0) return "M must be a multiple of " + std::to_string(BLOCK) + " (BLOCK)";
+  if (N % BLOCK != 0) return "N must be a multiple of " + std::to_string(BLOCK) + " (BLOCK)";
+  if (K % BLOCK != 0) return "K must be a multiple of " + std::to_string(BLOCK) + " (BLOCK)";
   return {};
 }
 // [end]

@@ -103,8 +103,9 @@ __global__ void __launch_bounds__(NUM_THREADS)
     // A warp copies 32 consecutive floats of B, and four 8-float row pieces of A.
     As[a_store_index(tid)] = A[(block_row + a_copy_row(tid)) * K + tile_k + a_copy_col(tid)];
     Bs[b_store_index(tid)] = B[(tile_k + b_copy_row(tid)) * N + block_col + b_copy_col(tid)];
-    __syncthreads();  // the tiles are complete: any thread may now read any element
-                      // [end load-tile]
+    // The tiles are complete: any thread may now read any element.
+    __syncthreads();
+    // [end load-tile]
 
     // [compute-tile]
     // Unrolled: with dot_idx a constant in every copy, the compiler can merge a
@@ -118,7 +119,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
         acc[i] += As[a_load_index(tid, dot_idx, i)] * b;
       }
     }
-    __syncthreads();  // every thread is done reading: the next step may overwrite the tiles
+    // Every thread is done reading: the next step may overwrite the tiles.
+    __syncthreads();
     // [end compute-tile]
   }
 

@@ -127,8 +127,9 @@ __global__ void __launch_bounds__(NUM_THREADS)
       Bs[b_store_index(tid, c)] =
           B[(tile_k + b_copy_row(tid, c)) * N + block_col + b_copy_col(tid)];
     }
-    __syncthreads();  // the tiles are complete: any thread may now read any element
-                      // [end load-tile]
+    // The tiles are complete: any thread may now read any element.
+    __syncthreads();
+    // [end load-tile]
 
     // [compute-tile]
     // Unrolled: with dot_idx a constant in every copy, the compiler can merge a
@@ -152,7 +153,8 @@ __global__ void __launch_bounds__(NUM_THREADS)
         }
       }
     }
-    __syncthreads();  // every thread is done reading: the next step may overwrite the tiles
+    // Every thread is done reading: the next step may overwrite the tiles.
+    __syncthreads();
     // [end compute-tile]
   }
 

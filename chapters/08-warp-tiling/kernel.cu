@@ -1,12 +1,12 @@
 // Chapter 08: warp tiling. Chapter 07's kernel with one more level in the
-// tiling: the block's BM x BN tile of C is split into WM x WN warp tiles,
-// one per warp, and each warp computes its tile in WMITER x WNITER
-// sub-tiles, its 32 lanes spread over each sub-tile as a small grid of
-// TM x TN blocks. The lanes of a warp then read neighbouring words of As and
-// Bs, and every thread's operands are reused across the sub-tiles from
-// registers. The tile sizes become template parameters, collected in one
-// Tiling type that states every rule they must meet, so chapter 09 can sweep
-// them.
+// tiling: the block's BM x BN tile of C is split into WM x WN warp tiles, one
+// per warp, and each warp computes its tile as WMITER x WNITER sub-tiles, its
+// 32 lanes laid over each sub-tile as a small grid of TM x TN blocks. A warp's
+// shared-memory reads then stay within its own WM columns of As and WN columns
+// of Bs, and each operand a thread loads is reused, from a register, across
+// all of its sub-tiles. The tile sizes become template parameters, gathered in
+// one Tiling type that states every rule they must meet, so that chapter 09
+// can sweep them.
 //
 // Build this chapter alone, from its folder:
 //   nvcc -O3 -std=c++17 -arch=native -I../../code/include kernel.cu -lcublas -o warp-tiling
@@ -259,7 +259,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS)
           &Bs[b_store_index<T>(tid, c)],
           load_float4(&B[(tile_k + b_copy_row<T>(tid, c)) * N + block_col + b_copy_col<T>(tid)]));
     }
-    __syncthreads();  // the tiles are complete: any thread may now read any element
+    // The tiles are complete: any thread may now read any element.
+    __syncthreads();
     // [end load-tile]
 
     // [compute-tile]
@@ -298,7 +299,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS)
         }
       }
     }
-    __syncthreads();  // every thread is done reading: the next step may overwrite the tiles
+    // Every thread is done reading: the next step may overwrite the tiles.
+    __syncthreads();
     // [end compute-tile]
   }
 

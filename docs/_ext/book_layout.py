@@ -9,8 +9,13 @@ file is. Other pages keep their usual names.
 
 A page may name a book-level page by its file, {doc}`/docs/preface`, or by
 its page name, {doc}`/preface`: both lead to the same page.
+
+It also writes the file names in the header of a ``literalinclude :diff:``
+listing relative to the repository (Sphinx writes them as absolute paths,
+which name the machine the book was built on).
 """
 
+from docutils import nodes
 from sphinx.project import Project
 from sphinx.util import docname_join
 
@@ -45,7 +50,21 @@ def _resolve_by_file(app, env, node, contnode):
         env, renamed["refdoc"], app.builder, "doc", renamed["reftarget"], renamed, contnode)
 
 
+def _relative_diff_headers(app, doctree):
+    root = str(app.srcdir).rstrip("/") + "/"
+    for block in doctree.findall(nodes.literal_block):
+        text = block.astext()
+        if not text.startswith("--- ") or root not in text:
+            continue
+        lines = text.split("\n")
+        for index in range(min(2, len(lines))):
+            if lines[index].startswith(("--- ", "+++ ")):
+                lines[index] = lines[index].replace(root, "", 1)
+        block.children = [nodes.Text("\n".join(lines))]
+
+
 def setup(app):
+    app.connect("doctree-read", _relative_diff_headers)
     app.connect("builder-inited", _serve_docs_at_root)
     app.connect("missing-reference", _resolve_by_file)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
 sys.path.insert(0, str(DOCS / "_ext"))
-sys.path.insert(0, str(DOCS))
 
 import ladder_data as data  # noqa: E402
 
@@ -224,6 +223,12 @@ def test_values_are_formatted_with_units(tree):
     assert value("01-test:4096:gflops").stale is not None
 
 
+def test_the_appendix_lists_every_key():
+    appendix = (DOCS / "appendix.md").read_text(encoding="utf-8")
+    for key in [*data.CHAPTER_KEYS, *data.BASELINE_KEYS]:
+        assert f"`{key}`" in appendix or f"baseline:{key}`" in appendix, key
+
+
 def test_formatting():
     assert data.format_gflops(12345.6) == "12,346"
     assert data.format_gflops(987.4) == "987"
@@ -320,6 +325,10 @@ def test_book_builds_with_results_from_two_gpus(book_python, tmp_path):
     # The figure is drawn twice, for light and dark pages.
     assert "data:image/svg+xml;base64," in chapter
     assert "only-light" in chapter and "only-dark" in chapter
+
+    # No page names the machine it was built on (diff headers included).
+    for page in (out / "html").rglob("*.html"):
+        assert str(ROOT) + "/" not in page.read_text(encoding="utf-8"), page
 
     preface = html(tmp_path, "preface.html")
     assert "60,000 GFLOP/s" in preface  # baseline:fma_peak_gflops

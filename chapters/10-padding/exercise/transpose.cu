@@ -28,15 +28,14 @@
 //   ./transpose --sizes 4096 1000x3000 --variants copy tiled_32x32 tiled_32x33
 //   ./transpose --banks                the bank model's view of one warp (no GPU needed)
 //   ./transpose --help
-#include <ladder/bank_model.hpp>
-#include <ladder/runner.cuh>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <ladder/bank_model.hpp>
+#include <ladder/runner.cuh>
 #include <string>
 #include <vector>
 
@@ -63,8 +62,11 @@ __host__ __device__ constexpr int tile_row(int ty, int step) { return ty + step 
 // [end]
 
 // [layouts]
+// The three ways to place the tile in shared memory, named for TILE = 32.
+
 /// Row-major, rows of TILE floats: element (row, col) is float row * TILE + col.
-/// A column is TILE floats apart, a whole number of bank cycles.
+/// Two elements of a column are TILE floats apart, a whole number of trips
+/// round the 32 banks, so a column sits in one bank.
 __host__ __device__ constexpr int index_32x32(int row, int col) { return row * TILE + col; }
 
 /// Rows padded to TILE + 1 floats (the last float of a row is never used), so
@@ -140,11 +142,12 @@ __global__ void copy_tiles(int rows, int cols, const float* __restrict__ in,
 // [naive]
 /// @brief out = transpose(in) straight from global memory.
 ///
-/// in is rows x cols and out is cols x rows, both row-major. Thread (tx, ty)
-/// of block (bx, by) moves element (row, col) = (by * TILE + tile_row(ty,
-/// step), bx * TILE + tx) to out[col][row]. The lanes of a warp read
-/// consecutive floats of one row of `in` (coalesced) but write one float in
-/// each of 32 rows of `out`, rows floats apart (not coalesced).
+/// in is rows x cols and out is cols x rows, both row-major. On each step,
+/// thread (tx, ty) of block (bx, by) moves in[row][col] to out[col][row], with
+///   row = by * TILE + tile_row(ty, step),  col = bx * TILE + tx.
+/// The lanes of a warp read consecutive floats of one row of `in` (coalesced)
+/// but write one float in each of 32 rows of `out`, `rows` floats apart (not
+/// coalesced).
 ///
 /// @pre block = (TILE, BLOCK_ROWS), grid = (ceil(cols / TILE), ceil(rows / TILE)).
 __global__ void transpose_naive(int rows, int cols, const float* __restrict__ in,
@@ -211,8 +214,7 @@ inline void launch_copy(int rows, int cols, const float* in, float* out, cudaStr
 }
 
 inline void launch_naive(int rows, int cols, const float* in, float* out, cudaStream_t stream) {
-  transpose_naive<<<grid_for(rows, cols), dim3(TILE, BLOCK_ROWS), 0, stream>>>(rows, cols, in,
-                                                                               out);
+  transpose_naive<<<grid_for(rows, cols), dim3(TILE, BLOCK_ROWS), 0, stream>>>(rows, cols, in, out);
 }
 
 template <typename Layout>
@@ -315,7 +317,7 @@ struct Shape {
 };
 
 struct Options {
-  std::vector<Shape> sizes{{1024, 1024},  {2048, 2048}, {4096, 4096}, {8192, 8192},
+  std::vector<Shape> sizes{{1024, 1024},   {2048, 2048}, {4096, 4096}, {8192, 8192},
                            {16384, 16384}, {8192, 4096}, {4096, 8192}, {1000, 3000}};
   std::vector<int> variants;  ///< indices into kVariants; empty means all
   bool check_only = false;
@@ -326,9 +328,9 @@ struct Options {
   unsigned seed = 20261130u;
 };
 
-constexpr int kTrials = 7;          ///< timed trials; the median is reported
-constexpr int kReps = 20;           ///< launches per trial
-constexpr double kWarmupMs = 300;   ///< minimum warm-up before timing
+constexpr int kTrials = 7;         ///< timed trials; the median is reported
+constexpr int kReps = 20;          ///< launches per trial
+constexpr double kWarmupMs = 300;  ///< minimum warm-up before timing
 
 inline const char* usage() {
   return "usage: transpose [--sizes S [S ...]] [--variants V [V ...]] [--check-only] [--banks]\n"
@@ -337,7 +339,8 @@ inline const char* usage() {
          "    default 1024 2048 4096 8192 16384 8192x4096 4096x8192 1000x3000.\n"
          "  V is one of copy naive tiled_32x32 tiled_32x33 tiled_swizzled; default all.\n"
          "  --check-only  check every variant bit for bit against a host transpose; no timing.\n"
-         "  --banks       print the bank model's view of one warp of each tiled layout (CPU only).\n"
+         "  --banks       print the bank model's view of one warp of each tiled layout\n"
+         "                (CPU only, no GPU needed).\n"
          "Exit codes: 0 correct, 1 incorrect or a CUDA error, 2 bad input, 77 no GPU.\n";
 }
 
@@ -370,7 +373,9 @@ inline std::string parse_options(int argc, const char* const* argv, Options* o) 
     // The values of a list option run up to the next argument that starts with "--".
     auto list = [&]() {
       std::vector<std::string> values;
-      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) values.push_back(argv[++i]);
+      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
+        values.push_back(argv[++i]);
+      }
       return values;
     };
     long n = 0;
@@ -425,29 +430,38 @@ inline std::string parse_options(int argc, const char* const* argv, Options* o) 
   return {};
 }
 
+/// "N" when every warp instruction of an access takes N wavefronts, else "N to M".
+inline std::string wavefront_range(int fewest, int most) {
+  return fewest == most ? std::to_string(most)
+                        : std::to_string(fewest) + " to " + std::to_string(most);
+}
+
 /// Prints, for one tiled layout, the bank model's verdict on its tile write
-/// and tile read, and the lane-by-lane addresses of warp `warp` on step `step`.
+/// and tile read over every warp and step of a block, and the lane-by-lane
+/// addresses and banks of warp `warp` on step `step`.
 template <typename Layout>
 void print_banks(const char* name, int warp, int step) {
-  // Every warp and step of a full tile, to say whether they all cost the same.
-  int write_min = 1 << 30, write_max = 0, read_min = 1 << 30, read_max = 0;
+  int write_fewest = WARP, write_most = 0, read_fewest = WARP, read_most = 0;
   for (int w = 0; w < kWarpsPerBlock; ++w) {
     for (int s = 0; s < STEPS; ++s) {
       const WarpAddresses a = warp_addresses<Layout>(w, s);
       const int write = ladder::bank::analyze(a.write).wavefronts;
       const int read = ladder::bank::analyze(a.read).wavefronts;
-      write_min = std::min(write_min, write);
-      write_max = std::max(write_max, write);
-      read_min = std::min(read_min, read);
-      read_max = std::max(read_max, read);
+      write_fewest = std::min(write_fewest, write);
+      write_most = std::max(write_most, write);
+      read_fewest = std::min(read_fewest, read);
+      read_most = std::max(read_most, read);
     }
   }
-  std::printf("%s (%d floats of shared memory)\n", name, Layout::kFloats);
-  std::printf("  tile write (STS): %d to %d wavefronts per warp instruction\n", write_min,
-              write_max);
-  std::printf("  tile read  (LDS): %d to %d wavefronts per warp instruction\n", read_min, read_max);
+  std::printf("%s (%d floats of shared memory per block)\n", name, Layout::kFloats);
+  std::printf("  tile write (STS): %s wavefront(s) per warp instruction (1 is conflict-free)\n",
+              wavefront_range(write_fewest, write_most).c_str());
+  std::printf("  tile read  (LDS): %s wavefront(s) per warp instruction\n",
+              wavefront_range(read_fewest, read_most).c_str());
   const WarpAddresses a = warp_addresses<Layout>(warp, step);
-  std::printf("  warp %d, step %d:\n", warp, step);
+  const int line = tile_row(warp, step);
+  std::printf("  warp %d, step %d (writes tile row %d, reads tile column %d):\n", warp, step, line,
+              line);
   std::printf("  lane   write address  bank   read address  bank\n");
   for (int lane = 0; lane < WARP; ++lane) {
     std::printf("  %4d   %13u  %4d   %12u  %4d\n", lane, a.write[lane],
@@ -514,7 +528,9 @@ inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stre
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    auto run_variant = [&](int v) { kVariants[v].launch(s.rows, s.cols, in.get(), out.get(), stream); };
+    auto run_variant = [&](int v) {
+      kVariants[v].launch(s.rows, s.cols, in.get(), out.get(), stream);
+    };
     auto run_memcpy = [&] {
       CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), elements * sizeof(float),
                                  cudaMemcpyDeviceToDevice, stream));
@@ -538,7 +554,8 @@ inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stre
         samples[i].push_back(
             ladder::detail::time_launches([&] { run_variant(v); }, kReps, stream, start, stop));
       }
-      memcpy_samples.push_back(ladder::detail::time_launches(run_memcpy, kReps, stream, start, stop));
+      memcpy_samples.push_back(
+          ladder::detail::time_launches(run_memcpy, kReps, stream, start, stop));
     }
     for (size_t i = 0; i < results.size(); ++i) results[i].ms = ladder::summarize(samples[i]);
     memcpy_ms = ladder::summarize(memcpy_samples);
