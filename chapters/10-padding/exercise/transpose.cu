@@ -407,7 +407,10 @@ inline std::string parse_options(int argc, const char* const* argv, Options* o) 
           return "unknown variant '" + v +
                  "': expected copy, naive, tiled_32x32, tiled_32x33 or tiled_swizzled";
         }
-        o->variants.push_back(index);
+        // A name given twice is run once.
+        if (std::find(o->variants.begin(), o->variants.end(), index) == o->variants.end()) {
+          o->variants.push_back(index);
+        }
       }
     } else if (arg == "--json") {
       if (i + 1 >= argc) return "--json needs a file name";
@@ -459,7 +462,8 @@ void print_banks(const char* name, int warp, int step) {
   std::printf("  tile read  (LDS): %s wavefront(s) per warp instruction\n",
               wavefront_range(read_fewest, read_most).c_str());
   const WarpAddresses a = warp_addresses<Layout>(warp, step);
-  const int line = tile_row(warp, step);
+  // The warp's threadIdx.y, and so the tile row it writes and the column it reads.
+  const int line = tile_row(WARP * warp / TILE, step);
   std::printf("  warp %d, step %d (writes tile row %d, reads tile column %d):\n", warp, step, line,
               line);
   std::printf("  lane   write address  bank   read address  bank\n");
@@ -506,63 +510,54 @@ inline std::string shape_name(const Shape& s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols);
 }
 
-/// Checks, then (unless check_only) times the chosen variants and
-/// cudaMemcpy at one size. Returns this size's JSON; `all_correct` is cleared
-/// when a variant fails.
-inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stream,
-                             bool* all_correct) {
-  const Shape s = o.sizes[size_index];
-  const size_t elements = size_t(s.rows) * s.cols;
-  const double bytes = double(elements) * sizeof(float);
-  ladder::detail::DeviceBuffer in(elements), out(elements);
-
-  std::vector<VariantResult> results;
-  for (int v : o.variants) {
-    const uint32_t seed = ladder::detail::check_seed(o.seed, size_index, v, 0);
-    results.push_back(check_variant(v, s, seed, in, out, stream));
-    *all_correct = *all_correct && results.back().correct;
+/// Times every checked variant and cudaMemcpy of the same bytes at one size:
+/// at least kWarmupMs of warm-up, then kTrials trials of kReps launches.
+/// Fills each result's `ms` and returns cudaMemcpy's times.
+inline ladder::Summary time_size(const Shape& s, const ladder::detail::DeviceBuffer& in,
+                                 const ladder::detail::DeviceBuffer& out,
+                                 std::vector<VariantResult>* results, cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  auto run_variant = [&](int v) {
+    kVariants[v].launch(s.rows, s.cols, in.get(), out.get(), stream);
+  };
+  auto run_memcpy = [&] {
+    CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), in.size() * sizeof(float),
+                               cudaMemcpyDeviceToDevice, stream));
+  };
+  auto time = [&](auto&& run, int reps) {
+    return ladder::detail::time_launches(run, reps, stream, start, stop);
+  };
+  // Warm up everything, in turn, until kWarmupMs has passed: clocks ramp up
+  // and first-launch costs are paid before anything is timed.
+  double warm_ms = 0;
+  while (warm_ms < kWarmupMs) {
+    for (const VariantResult& r : *results) warm_ms += time([&] { run_variant(r.variant); }, 1);
+    warm_ms += time(run_memcpy, 1);
   }
-
-  ladder::Summary memcpy_ms;
-  if (!o.check_only) {
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    auto run_variant = [&](int v) {
-      kVariants[v].launch(s.rows, s.cols, in.get(), out.get(), stream);
-    };
-    auto run_memcpy = [&] {
-      CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), elements * sizeof(float),
-                                 cudaMemcpyDeviceToDevice, stream));
-    };
-    // Warm up everything, in turn, until kWarmupMs has passed: clocks ramp up
-    // and first-launch costs are paid before anything is timed.
-    double warm_ms = 0;
-    while (warm_ms < kWarmupMs) {
-      for (int v : o.variants) {
-        warm_ms += ladder::detail::time_launches([&] { run_variant(v); }, 1, stream, start, stop);
-      }
-      warm_ms += ladder::detail::time_launches(run_memcpy, 1, stream, start, stop);
+  // Interleaved: each trial times every variant and then cudaMemcpy, so
+  // every ratio to cudaMemcpy comes from the same minutes of the same run.
+  std::vector<std::vector<double>> samples(results->size());
+  std::vector<double> memcpy_samples;
+  for (int t = 0; t < kTrials; ++t) {
+    for (size_t i = 0; i < results->size(); ++i) {
+      const int v = (*results)[i].variant;
+      samples[i].push_back(time([&] { run_variant(v); }, kReps));
     }
-    // Interleaved: each trial times every variant and then cudaMemcpy, so
-    // every ratio to cudaMemcpy comes from the same minutes of the same run.
-    std::vector<std::vector<double>> samples(results.size());
-    std::vector<double> memcpy_samples;
-    for (int t = 0; t < kTrials; ++t) {
-      for (size_t i = 0; i < results.size(); ++i) {
-        const int v = results[i].variant;
-        samples[i].push_back(
-            ladder::detail::time_launches([&] { run_variant(v); }, kReps, stream, start, stop));
-      }
-      memcpy_samples.push_back(
-          ladder::detail::time_launches(run_memcpy, kReps, stream, start, stop));
-    }
-    for (size_t i = 0; i < results.size(); ++i) results[i].ms = ladder::summarize(samples[i]);
-    memcpy_ms = ladder::summarize(memcpy_samples);
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
+    memcpy_samples.push_back(time(run_memcpy, kReps));
   }
+  for (size_t i = 0; i < results->size(); ++i) (*results)[i].ms = ladder::summarize(samples[i]);
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return ladder::summarize(memcpy_samples);
+}
 
+/// Prints one size's table and returns its JSON. `memcpy_ms` is null when
+/// nothing was timed (--check-only).
+inline ladder::Json report_size(const Shape& s, const std::vector<VariantResult>& results,
+                                const ladder::Summary* memcpy_ms) {
+  const double bytes = double(s.rows) * s.cols * sizeof(float);
   std::printf("%s (%.1f MiB each way)\n", shape_name(s).c_str(), bytes / (1 << 20));
   std::printf("  %-15s %-30s %10s %10s  %s\n", "variant", "time ms (median [min, max])", "GB/s",
               "% memcpy", "verdict");
@@ -570,9 +565,9 @@ inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stre
   for (const VariantResult& r : results) {
     ladder::Json j = ladder::Json::object();
     char time[64] = "-", rate[32] = "-", pct[32] = "-", verdict[64] = "correct";
-    if (!o.check_only) {
+    if (memcpy_ms != nullptr) {
       const double rate_gbs = gbs(bytes, r.ms.median);
-      const double pct_memcpy = 100.0 * memcpy_ms.median / r.ms.median;
+      const double pct_memcpy = 100.0 * memcpy_ms->median / r.ms.median;
       j.set("time_ms", ladder::detail::summary_json(r.ms))
           .set("gbs", rate_gbs)
           .set("pct_memcpy", pct_memcpy);
@@ -580,29 +575,46 @@ inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stre
       std::snprintf(rate, sizeof rate, "%.1f", rate_gbs);
       std::snprintf(pct, sizeof pct, "%.1f%%", pct_memcpy);
     }
+    j.set("correct", r.correct);
     if (!r.correct) {
+      j.set("mismatches", static_cast<double>(r.mismatches));
       std::snprintf(verdict, sizeof verdict, "INCORRECT (%zu elements differ)", r.mismatches);
     }
-    j.set("correct", r.correct);
-    if (!r.correct) j.set("mismatches", static_cast<double>(r.mismatches));
     variants.set(kVariants[r.variant].name, std::move(j));
     std::printf("  %-15s %-30s %10s %10s  %s\n", kVariants[r.variant].name, time, rate, pct,
                 verdict);
   }
   ladder::Json size = ladder::Json::object();
   size.set("rows", s.rows).set("cols", s.cols).set("variants", std::move(variants));
-  if (!o.check_only) {
+  if (memcpy_ms != nullptr) {
     char time[64];
-    std::snprintf(time, sizeof time, "%.4f [%.4f, %.4f]", memcpy_ms.median, memcpy_ms.min,
-                  memcpy_ms.max);
-    std::printf("  %-15s %-30s %10.1f %10s\n", "cudaMemcpy", time, gbs(bytes, memcpy_ms.median),
+    std::snprintf(time, sizeof time, "%.4f [%.4f, %.4f]", memcpy_ms->median, memcpy_ms->min,
+                  memcpy_ms->max);
+    std::printf("  %-15s %-30s %10.1f %10s\n", "cudaMemcpy", time, gbs(bytes, memcpy_ms->median),
                 "100.0%");
     size.set("memcpy", ladder::Json::object()
-                           .set("time_ms", ladder::detail::summary_json(memcpy_ms))
-                           .set("gbs", gbs(bytes, memcpy_ms.median)));
+                           .set("time_ms", ladder::detail::summary_json(*memcpy_ms))
+                           .set("gbs", gbs(bytes, memcpy_ms->median)));
   }
   std::fflush(stdout);
   return size;
+}
+
+/// Checks every chosen variant at one size, then (unless check_only) times
+/// them. Returns this size's JSON; clears `all_correct` when a variant fails.
+inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stream,
+                             bool* all_correct) {
+  const Shape s = o.sizes[size_index];
+  ladder::detail::DeviceBuffer in(size_t(s.rows) * s.cols), out(size_t(s.rows) * s.cols);
+  std::vector<VariantResult> results;
+  for (int v : o.variants) {
+    const uint32_t seed = ladder::detail::check_seed(o.seed, size_index, v, 0);
+    results.push_back(check_variant(v, s, seed, in, out, stream));
+    *all_correct = *all_correct && results.back().correct;
+  }
+  if (o.check_only) return report_size(s, results, nullptr);
+  const ladder::Summary memcpy_ms = time_size(s, in, out, &results, stream);
+  return report_size(s, results, &memcpy_ms);
 }
 
 /// The whole program: returns the process exit code.
