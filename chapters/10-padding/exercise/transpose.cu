@@ -526,15 +526,18 @@ inline ladder::Summary time_size(const Shape& s, const ladder::detail::DeviceBuf
     CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), in.size() * sizeof(float),
                                cudaMemcpyDeviceToDevice, stream));
   };
-  auto time = [&](auto&& run, int reps) {
+  // Milliseconds per launch of `run`, averaged over `reps` launches.
+  auto ms_per_launch = [&](auto&& run, int reps) {
     return ladder::detail::time_launches(run, reps, stream, start, stop);
   };
   // Warm up everything, in turn, until kWarmupMs has passed: clocks ramp up
   // and first-launch costs are paid before anything is timed.
   double warm_ms = 0;
   while (warm_ms < kWarmupMs) {
-    for (const VariantResult& r : *results) warm_ms += time([&] { run_variant(r.variant); }, 1);
-    warm_ms += time(run_memcpy, 1);
+    for (const VariantResult& r : *results) {
+      warm_ms += ms_per_launch([&] { run_variant(r.variant); }, 1);
+    }
+    warm_ms += ms_per_launch(run_memcpy, 1);
   }
   // Interleaved: each trial times every variant and then cudaMemcpy, so
   // every ratio to cudaMemcpy comes from the same minutes of the same run.
@@ -543,9 +546,9 @@ inline ladder::Summary time_size(const Shape& s, const ladder::detail::DeviceBuf
   for (int t = 0; t < kTrials; ++t) {
     for (size_t i = 0; i < results->size(); ++i) {
       const int v = (*results)[i].variant;
-      samples[i].push_back(time([&] { run_variant(v); }, kReps));
+      samples[i].push_back(ms_per_launch([&] { run_variant(v); }, kReps));
     }
-    memcpy_samples.push_back(time(run_memcpy, kReps));
+    memcpy_samples.push_back(ms_per_launch(run_memcpy, kReps));
   }
   for (size_t i = 0; i < results->size(); ++i) (*results)[i].ms = ladder::summarize(samples[i]);
   CUDA_CHECK(cudaEventDestroy(start));
@@ -558,7 +561,11 @@ inline ladder::Summary time_size(const Shape& s, const ladder::detail::DeviceBuf
 inline ladder::Json report_size(const Shape& s, const std::vector<VariantResult>& results,
                                 const ladder::Summary* memcpy_ms) {
   const double bytes = double(s.rows) * s.cols * sizeof(float);
-  std::printf("%s (%.1f MiB each way)\n", shape_name(s).c_str(), bytes / (1 << 20));
+  if (bytes >= (1 << 20)) {
+    std::printf("%s (%.1f MiB each way)\n", shape_name(s).c_str(), bytes / (1 << 20));
+  } else {
+    std::printf("%s (%.1f KiB each way)\n", shape_name(s).c_str(), bytes / (1 << 10));
+  }
   std::printf("  %-15s %-30s %10s %10s  %s\n", "variant", "time ms (median [min, max])", "GB/s",
               "% memcpy", "verdict");
   ladder::Json variants = ladder::Json::object();
