@@ -35,7 +35,7 @@ extensions = [
 
 root_doc = "index"
 source_suffix = {".md": "markdown"}
-include_patterns = ["docs/*.md", "chapters/*/chapter.md"]
+include_patterns = ["docs/*.md", "chapters/*/chapter.md", "chapters/*/exercise/*.md"]
 # Everything at the top but docs/ and chapters/ is pruned before it is
 # walked (the build folder, with its virtual environment, can be large);
 # results-schema.md is part of the appendix, not a page of its own.
