@@ -317,10 +317,27 @@ CHAPTER_KEYS = {
     "correct": lambda e: "correct" if e["correct"] else "incorrect",
 }
 
+#: Values of one chapter at one size read against the GPU's measured FMA
+#: peak (baseline.json): the share of the arithmetic ceiling reached.
+PEAK_KEYS = {
+    "pct_peak": "gflops",
+    "cublas_pct_peak": "cublas_gflops",
+}
+
 #: The fields of baseline.json that a page may quote, with their units.
 BASELINE_KEYS = {
     "fma_peak_gflops": lambda v: f"{format_gflops(v)} GFLOP/s",
     "copy_bandwidth_gbs": lambda v: f"{format_gflops(v)} GB/s",
+}
+
+
+#: The two floors of an M x N x K SGEMM on a GPU, from its baseline.json:
+#: 2MNK operations at the FMA peak, and the fewest bytes (A and B read once,
+#: C written once) at the copy bandwidth.
+FLOOR_KEYS = {
+    "fma_ms": lambda m, n, k, b: 2.0 * m * n * k / (b["fma_peak_gflops"] * 1e9) * 1e3,
+    "memory_ms": lambda m, n, k, b: 4.0 * (m * k + k * n + m * n)
+    / (b["copy_bandwidth_gbs"] * 1e9) * 1e3,
 }
 
 
@@ -350,6 +367,10 @@ def parse_value_request(text: str) -> ValueRequest:
                 f"unknown baseline field {parts[1]!r}; known: {', '.join(BASELINE_KEYS)}"
             )
         return ValueRequest(gpu, "baseline", key=parts[1])
+    if parts[0] == "floor" and len(parts) == 3:
+        if parts[2] not in FLOOR_KEYS:
+            raise ResultsError(f"unknown floor {parts[2]!r}; known: {', '.join(FLOOR_KEYS)}")
+        return ValueRequest(gpu, "floor", size=parse_size(parts[1]), key=parts[2])
     if parts[0] == "cublas" and len(parts) == 2:
         return ValueRequest(gpu, "cublas", size=parse_size(parts[1]))
     if len(parts) != 3 or not re.fullmatch(r"\d\d-[a-z0-9-]+", parts[0]):
@@ -358,8 +379,9 @@ def parse_value_request(text: str) -> ValueRequest:
             "or '[gpu/]cublas:size'"
         )
     slug, size, key = parts
-    if key not in CHAPTER_KEYS:
-        raise ResultsError(f"unknown key {key!r}; known: {', '.join(CHAPTER_KEYS)}")
+    if key not in CHAPTER_KEYS and key not in PEAK_KEYS:
+        known = ", ".join([*CHAPTER_KEYS, *PEAK_KEYS])
+        raise ResultsError(f"unknown key {key!r}; known: {known}")
     return ValueRequest(gpu, "chapter", slug=slug, size=parse_size(size), key=key)
 
 
@@ -406,6 +428,13 @@ def resolve_value(
         if not isinstance(value, (int, float)):
             return Value(NOT_MEASURED)
         return Value(BASELINE_KEYS[request.key](value))
+    if request.kind == "floor":
+        baseline = load_baseline(root, request.gpu)
+        try:
+            ms = FLOOR_KEYS[request.key](*request.size, baseline)
+        except (TypeError, KeyError):
+            return Value(NOT_MEASURED)
+        return Value(f"{format_ms(ms)} ms")
     if request.kind == "cublas":
         rate = median_cublas_gflops(
             gpu_chapter_results(root, request.gpu, repo_root), request.size
@@ -415,6 +444,13 @@ def resolve_value(
     entry = result.at(request.size) if result else None
     if entry is None:
         return Value(NOT_MEASURED)
+    if request.key in PEAK_KEYS:
+        baseline = load_baseline(root, request.gpu)
+        peak = baseline.get("fma_peak_gflops") if baseline else None
+        rate = entry.get(PEAK_KEYS[request.key])
+        if not isinstance(peak, (int, float)) or not isinstance(rate, (int, float)):
+            return Value(NOT_MEASURED, result)
+        return Value(format_percent(100.0 * rate / peak) + " of the FMA peak", result)
     if request.key not in entry:
         return Value(NOT_MEASURED, result)
     return Value(CHAPTER_KEYS[request.key](entry), result)
