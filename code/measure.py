@@ -134,7 +134,11 @@ def ncu_counters(binary: Path, size: str) -> dict:
     cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(NCU_METRICS),
            "--kernel-name-base", "function", "--kernel-name", "regex:^sgemm_",
            "--launch-count", "1", str(binary), "--sizes", size, "--check-only"]
-    done = run(cmd, timeout=300)
+    return parse_ncu_csv(run(cmd, timeout=300), size)
+
+
+def parse_ncu_csv(done: subprocess.CompletedProcess, size: str) -> dict:
+    """{"size", "kernels": {kernel name: {metric: value}}} from ncu's --csv."""
     kernels: dict[str, dict] = {}
     text = done.stdout
     start = text.find('"ID"')
@@ -149,6 +153,29 @@ def ncu_counters(binary: Path, size: str) -> dict:
             continue
         kernels.setdefault(name, {})[row["Metric Name"]] = number
     return {"size": size, "kernels": kernels}
+
+
+def transpose_exercise(build_dir: Path, out: Path) -> dict:
+    """Chapter 10's exercise: the transpose variants at their default sizes."""
+    binary = build_dir / "bin" / "transpose"
+    if not binary.exists():
+        return {}
+    say("benchmarking the transpose exercise (chapter 10)")
+    done = run([str(binary), "--json", str(out)])
+    print(done.stdout, end="", flush=True)
+    if done.returncode != 0:
+        print(done.stderr, end="", flush=True)
+    return {"returncode": done.returncode}
+
+
+def transpose_counters(build_dir: Path, size: str) -> dict:
+    """ncu's shared-memory counters for every transpose variant's kernel,
+    named in full (the tiled variants are one template, three layouts)."""
+    cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(NCU_METRICS),
+           "--kernel-name-base", "demangled", "--kernel-name", "regex:transpose|copy_tiles",
+           "--launch-count", "10", str(build_dir / "bin" / "transpose"), "--sizes", size,
+           "--check-only"]
+    return parse_ncu_csv(run(cmd, timeout=300), size)
 
 
 def main() -> int:
@@ -181,6 +208,10 @@ def main() -> int:
     for binary in binaries:
         status[binary.name] = benchmark(binary, staging / "chapters" / f"{binary.name}.json", sizes)
 
+    transpose_json = staging / "transpose.json"
+    if not args.chapters:
+        status["transpose"] = transpose_exercise(build_dir, transpose_json) or {"returncode": 0}
+
     sanitizer, counters = {}, {}
     if not (args.quick or args.no_sanitizer):
         say("running compute-sanitizer (memcheck, racecheck, synccheck), 4 chapters at a time")
@@ -188,6 +219,9 @@ def main() -> int:
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             jobs = {b.name: pool.submit(sanitize, b, small[b.name]) for b in binaries
                     if small[b.name]}
+            if (build_dir / "bin" / "transpose").exists() and not args.chapters:
+                jobs["transpose"] = pool.submit(sanitize, build_dir / "bin" / "transpose",
+                                                "33x65")
             for name, job in jobs.items():
                 sanitizer[name] = job.result()
                 verdict = ", ".join(f"{t} {'clean' if r['clean'] else 'NOT CLEAN'}"
@@ -197,6 +231,9 @@ def main() -> int:
         for binary in binaries:
             say(f"ncu shared-memory counters for {binary.name} at {NCU_SIZE}")
             counters[binary.name] = ncu_counters(binary, NCU_SIZE)
+        if (build_dir / "bin" / "transpose").exists() and not args.chapters:
+            say(f"ncu shared-memory counters for the transpose variants at {NCU_SIZE}")
+            counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
 
     # The GPU's slug comes from what the binaries recorded, so the folder
     # name and the files inside it can never disagree.
@@ -208,6 +245,8 @@ def main() -> int:
     (target / "chapters").mkdir(parents=True, exist_ok=True)
     for path in written:
         shutil.copy(path, target / "chapters" / path.name)
+    if transpose_json.exists():
+        shutil.copy(transpose_json, target / "transpose.json")
     if (staging / "baseline.json").exists():
         shutil.copy(staging / "baseline.json", target / "baseline.json")
     common = {"schema": 1, "gpu": provenance["gpu"], "date": provenance["date"],

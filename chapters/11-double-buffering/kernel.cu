@@ -1,0 +1,573 @@
+// Chapter 11: double buffering. Chapter 10's kernel with its K loop
+// software-pipelined over two stages of shared memory. While the block
+// computes on the tiles in one stage, the next tiles are already on their way:
+// the B tile by cp.async, straight from global into the other stage's Bs, and
+// the A tile into registers (it still has to be scattered transposed, which a
+// plain copy cannot do), stored into the other stage's As once the computing
+// is done. The loads of step k + 1 overlap the multiply-adds of step k, and
+// the loop needs one barrier per step instead of two.
+//
+// Build this chapter alone, from its folder:
+//   nvcc -O3 -std=c++17 -arch=native -I../../code/include kernel.cu -lcublas -o double-buffering
+// Run it:
+//   ./double-buffering --sizes 1024 2048
+#include <ladder/runner.cuh>
+
+namespace ch11 {
+
+// [layout]
+/// How the transposed A tile is laid out in shared memory (see Tiling::A_STRIDE
+/// and as_index()).
+enum class ALayout {
+  kPadded,    ///< rows of BM + A_PAD floats: conflict-free stores, rows 8-byte aligned
+  kSwizzled,  ///< rows of BM floats, 4-float groups XOR-permuted per row: 16-byte aligned
+};
+// [end]
+
+// [tiling]
+/// @brief One configuration of the warp-tiled kernel: its tile sizes, the
+/// quantities derived from them, and every rule they must meet for the
+/// kernel to compute the right result (a configuration that compiles runs).
+///
+/// @tparam BM_ rows of the block tile of C (and of the A tile in shared memory)
+/// @tparam BN_ columns of the block tile of C (and of the B tile)
+/// @tparam BK_ the step along K: the A tile is BM x BK, the B tile BK x BN
+/// @tparam WM_ rows of the tile of C that one warp computes
+/// @tparam WN_ columns of the tile of C that one warp computes
+/// @tparam WNITER_ sub-tiles across WN that a warp computes one after another
+///         (WMITER, the count down WM, follows from the other sizes)
+/// @tparam TM_ rows of the block of C that one thread computes per sub-tile
+/// @tparam TN_ columns of the block of C that one thread computes per sub-tile
+/// @tparam NUM_THREADS_ threads per block
+/// @tparam A_LAYOUT_ the layout of the transposed A tile in shared memory
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int WNITER_, int TM_, int TN_,
+          int NUM_THREADS_, ALayout A_LAYOUT_ = ALayout::kPadded>
+struct Tiling {
+  static constexpr int BM = BM_;
+  static constexpr int BN = BN_;
+  static constexpr int BK = BK_;
+  static constexpr int WM = WM_;
+  static constexpr int WN = WN_;
+  static constexpr int WNITER = WNITER_;
+  static constexpr int TM = TM_;
+  static constexpr int TN = TN_;
+  static constexpr int NUM_THREADS = NUM_THREADS_;
+  static constexpr ALayout A_LAYOUT = A_LAYOUT_;
+
+  static constexpr int WARP_SIZE = 32;
+  /// Warps per block, one per WM x WN warp tile.
+  static constexpr int NUM_WARPS = NUM_THREADS / WARP_SIZE;
+  /// Warp tiles side by side across the BN columns of the block tile.
+  static constexpr int WARPS_N = BN / WN;
+  /// Sub-tiles down the WM rows of a warp tile: a warp covers WM x WN with
+  /// WMITER * WNITER sub-tiles of 32 lanes x TM x TN elements each.
+  static constexpr int WMITER = (WM * WN) / (WARP_SIZE * TM * TN * WNITER);
+  /// Rows of one warp sub-tile.
+  static constexpr int WSUBM = WM / WMITER;
+  /// Columns of one warp sub-tile.
+  static constexpr int WSUBN = WN / WNITER;
+  /// Lanes side by side across the WSUBN columns of a sub-tile, TN columns each.
+  static constexpr int LANES_N = WSUBN / TN;
+  /// Rows of the A tile that all threads copy together, one float4 each.
+  static constexpr int A_ROW_STRIDE = 4 * NUM_THREADS / BK;
+  /// Rows of the B tile that all threads copy together, one float4 each.
+  static constexpr int B_ROW_STRIDE = 4 * NUM_THREADS / BN;
+  /// float4s of the A tile that each thread copies per step.
+  static constexpr int A_COPIES = BM / A_ROW_STRIDE;
+  /// float4s of the B tile that each thread copies per step.
+  static constexpr int B_COPIES = BK / B_ROW_STRIDE;
+
+  // [a-stride]
+  // Why As needs padding. Thread tid stores element e of its float4 of A at
+  // As[(a_copy_col + e) * stride + a_copy_row], in bank
+  //   ((a_copy_col + e) * stride + a_copy_row) % 32.
+  // With a stride of BM floats, a multiple of 32 (BM % 8 == 0 suffices, as
+  // a_copy_col is a multiple of 4), the first term vanishes: the bank is
+  // a_copy_row % 32 alone. A row of the A tile is BK / 4 float4s, copied by
+  // BK / 4 consecutive threads, so a warp's 32 lanes copy only
+  // A_WARP_ROWS = 32 / (BK / 4) consecutive rows, each by BK / 4 lanes (the
+  // column groups, a_copy_col / 4 = 0 .. BK/4 - 1): each of its four stores is
+  // (BK / 4)-way conflicted (BK = 16: 8 banks, 4 lanes on each).
+  //
+  // A stride of BM + p floats adds a_copy_col * p = (a_copy_col / 4) * 4p to
+  // the bank (the e * p part is the same for every lane of one store). Column
+  // group g then starts at bank 4pg and covers A_WARP_ROWS banks from there;
+  // the groups are disjoint, and together cover all 32 banks, when
+  // 4p = A_WARP_ROWS, that is p = A_WARP_ROWS / 4 = 32 / BK floats:
+  // BK = 8: p = 4, BK = 16: p = 2, BK = 32: p = 1.
+  //
+  // The cost: a row of As must be a multiple of 4 floats for the float4 reads
+  // of the compute loop to be 16-byte aligned. p = 2 leaves rows 8-byte
+  // aligned (the reads become pairs of 8-byte loads) and p = 1 only 4-byte
+  // aligned (single floats); only BK = 8 pads by a multiple of 4.
+  /// Rows of the A tile that the 32 lanes of one warp copy.
+  static constexpr int A_WARP_ROWS = 32 / (BK / 4);
+  /// Floats of padding at the end of each row of As (kPadded only).
+  static constexpr int A_PAD = (A_LAYOUT == ALayout::kPadded) ? 32 / BK : 0;
+  /// Floats from one row of As (one k) to the next.
+  static constexpr int A_STRIDE = BM + A_PAD;
+  // [end]
+  /// Stages of shared memory: the block computes on one while the next tiles
+  /// arrive in the other.
+  static constexpr int STAGES = 2;
+  /// Floats of one stage's As, and of one stage: As, then Bs. Both are
+  /// multiples of 4 (BK % 4 == 0), so every Bs and every As starts 16-byte aligned.
+  static constexpr int A_STAGE_FLOATS = BK * A_STRIDE;
+  static constexpr int STAGE_FLOATS = A_STAGE_FLOATS + BK * BN;
+  /// Bytes of (dynamic) shared memory for all stages.
+  static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * int(sizeof(float));
+
+  static_assert(NUM_THREADS % WARP_SIZE == 0 && NUM_THREADS <= 1024,
+                "a block must be whole warps, at most 1024 threads");
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
+  static_assert((BM / WM) * (BN / WN) == NUM_WARPS, "there must be one warp per warp tile");
+  static_assert(WN % WNITER == 0, "WNITER sub-tiles must split WN evenly");
+  static_assert((WM * WN) % (WARP_SIZE * TM * TN * WNITER) == 0,
+                "a warp tile must split into whole sub-tiles of 32 lanes x TM x TN");
+  static_assert(WM % WMITER == 0, "WMITER sub-tiles must split WM evenly");
+  static_assert(WSUBM % TM == 0 && WSUBN % TN == 0,
+                "the lanes' TM x TN blocks must tile a sub-tile");
+  static_assert((WSUBM / TM) * (WSUBN / TN) == WARP_SIZE,
+                "the 32 lanes must cover a sub-tile exactly");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's operands must split into whole float4s");
+  static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows must split into whole float4s");
+  static_assert((4 * NUM_THREADS) % BK == 0 && BM % A_ROW_STRIDE == 0,
+                "the threads' float4 copies must cover the BM x BK A tile exactly");
+  static_assert((4 * NUM_THREADS) % BN == 0 && BK % B_ROW_STRIDE == 0,
+                "the threads' float4 copies must cover the BK x BN B tile exactly");
+  static_assert(32 % BK == 0 || A_LAYOUT != ALayout::kPadded,
+                "the padding 32 / BK is derived for BK = 4, 8, 16 or 32");
+  static_assert(A_LAYOUT != ALayout::kSwizzled || (BK <= 32 && 32 % BK == 0 && BM % 32 == 0),
+                "the swizzle permutes whole float4s within 32-float windows of a row: "
+                "it needs BK = 4, 8, 16 or 32 and BM % 32 == 0");
+  static_assert(SMEM_BYTES <= 227 * 1024,
+                "a block can have at most 227 KiB of shared memory (sm_90; less before)");
+};
+
+// [end]
+
+// [chosen]
+/// The configuration chapter 09's sweep chose on the H200, unchanged, with
+/// chapter 10's padded As: this chapter changes the K loop only.
+using Chosen = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128>;
+/// The same tile sizes with the aligned, swizzled layout of As, to measure against.
+using ChosenSwizzled = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, ALayout::kSwizzled>;
+// [end]
+
+// [thread-map]
+/// Row of thread `tid`'s warp tile among the block's BM / WM warp-tile rows.
+template <class T>
+__host__ __device__ constexpr int warp_row(int tid) {
+  return (tid / T::WARP_SIZE) / T::WARPS_N;
+}
+/// Column of thread `tid`'s warp tile among the block's WARPS_N warp-tile columns.
+template <class T>
+__host__ __device__ constexpr int warp_col(int tid) {
+  return (tid / T::WARP_SIZE) % T::WARPS_N;
+}
+/// Row of thread `tid`'s TM x TN block among the WSUBM / TM block rows of a sub-tile.
+template <class T>
+__host__ __device__ constexpr int lane_row(int tid) {
+  return (tid % T::WARP_SIZE) / T::LANES_N;
+}
+/// Column of thread `tid`'s TM x TN block among the LANES_N block columns of a sub-tile.
+template <class T>
+__host__ __device__ constexpr int lane_col(int tid) {
+  return (tid % T::WARP_SIZE) % T::LANES_N;
+}
+
+/// First row, inside the block's tile of C, of the TM rows that thread `tid`
+/// computes in sub-tile row `wm` (0 .. WMITER-1) of its warp tile.
+template <class T>
+__host__ __device__ constexpr int thread_row(int tid, int wm) {
+  return warp_row<T>(tid) * T::WM + wm * T::WSUBM + lane_row<T>(tid) * T::TM;
+}
+/// First column, inside the block's tile of C, of the TN columns that thread
+/// `tid` computes in sub-tile column `wn` (0 .. WNITER-1) of its warp tile.
+template <class T>
+__host__ __device__ constexpr int thread_col(int tid, int wn) {
+  return warp_col<T>(tid) * T::WN + wn * T::WSUBN + lane_col<T>(tid) * T::TN;
+}
+// [end]
+
+// [smem-index]
+/// Row of the BM x BK A tile that thread `tid` copies in its copy number `c`
+/// (0 .. A_COPIES-1): the block copies A_ROW_STRIDE rows at a time.
+template <class T>
+__host__ __device__ constexpr int a_copy_row(int tid, int c) {
+  return tid / (T::BK / 4) + c * T::A_ROW_STRIDE;
+}
+/// First of the four columns of the BM x BK A tile that thread `tid` copies
+/// (in every copy).
+template <class T>
+__host__ __device__ constexpr int a_copy_col(int tid) {
+  return (tid % (T::BK / 4)) * 4;
+}
+/// Row of the BK x BN B tile that thread `tid` copies in its copy number `c`
+/// (0 .. B_COPIES-1): the block copies B_ROW_STRIDE rows at a time.
+template <class T>
+__host__ __device__ constexpr int b_copy_row(int tid, int c) {
+  return tid / (T::BN / 4) + c * T::B_ROW_STRIDE;
+}
+/// First of the four columns of the BK x BN B tile that thread `tid` copies
+/// (in every copy).
+template <class T>
+__host__ __device__ constexpr int b_copy_col(int tid) {
+  return (tid % (T::BN / 4)) * 4;
+}
+
+/// Index in As (BK rows of A_STRIDE floats: the A tile transposed) of A tile
+/// element (m, k), row m and column k.
+///
+/// kPadded: As[k][m], in rows of BM + A_PAD floats.
+///
+/// kSwizzled: rows of BM floats, with m's group of four floats XOR-ed by
+/// A_WARP_ROWS * (k / 4): As[k][m ^ (A_WARP_ROWS * (k / 4))]. The store of
+/// element e by a warp has k = a_copy_col + e, so k / 4 is the lane's column
+/// group g, and m runs over A_WARP_ROWS consecutive rows that start at a
+/// multiple of A_WARP_ROWS. The XOR flips only the bits of m at and above
+/// A_WARP_ROWS (below 32), so it sends group g's rows to its own block of
+/// A_WARP_ROWS banks, as the padding does. A_WARP_ROWS is a multiple of 4, so
+/// the four floats m .. m + 3 (m % 4 == 0) stay together and 16-byte aligned,
+/// and m ^ ... stays inside the row because BM % 32 == 0.
+template <class T>
+__host__ __device__ constexpr int as_index(int m, int k) {
+  if (T::A_LAYOUT == ALayout::kSwizzled) {
+    return k * T::A_STRIDE + (m ^ (T::A_WARP_ROWS * (k / 4)));
+  }
+  return k * T::A_STRIDE + m;
+}
+
+/// Index in As at which thread `tid` stores element `e` (0 .. 3) of the
+/// float4 of its copy `c`: that float is A tile element
+/// (a_copy_row(tid, c), a_copy_col(tid) + e). A 4-byte store.
+template <class T>
+__host__ __device__ constexpr int a_store_index(int tid, int c, int e) {
+  return as_index<T>(a_copy_row<T>(tid, c), a_copy_col<T>(tid) + e);
+}
+
+/// Index in Bs (BK x BN, row-major) at which thread `tid` stores the float4
+/// of its copy `c`: Bs[b_copy_row(tid, c)][b_copy_col(tid) .. + 3]. A
+/// 16-byte store; the index is a multiple of 4.
+template <class T>
+__host__ __device__ constexpr int b_store_index(int tid, int c) {
+  return b_copy_row<T>(tid, c) * T::BN + b_copy_col<T>(tid);
+}
+
+/// Index in As of the A operands of rows `i` .. `i` + 3 of thread `tid`'s
+/// block in sub-tile row `wm`, step `dot_idx`: A tile elements
+/// (thread_row(tid, wm) + i .. + 3, dot_idx), four consecutive floats in
+/// either layout. `i` is a multiple of 4; the access is 16 bytes wide when
+/// A_STRIDE % 4 == 0 and narrower otherwise (see load_a_operands()).
+template <class T>
+__host__ __device__ constexpr int a_load_index(int tid, int dot_idx, int wm, int i) {
+  return as_index<T>(thread_row<T>(tid, wm) + i, dot_idx);
+}
+
+/// Index in Bs of the B operands of columns `j` .. `j` + 3 of thread `tid`'s
+/// block in sub-tile column `wn`, step `dot_idx`:
+/// Bs[dot_idx][thread_col(tid, wn) + j .. + 3]. A 16-byte load; `j` is a
+/// multiple of 4.
+template <class T>
+__host__ __device__ constexpr int b_load_index(int tid, int dot_idx, int wn, int j) {
+  return dot_idx * T::BN + thread_col<T>(tid, wn) + j;
+}
+// [end]
+
+// [float4]
+/// Reads the four floats at `p` with one 16-byte access; `p` must be 16-byte aligned.
+__device__ float4 load_float4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+
+/// Writes four floats to `p` with one 16-byte access; `p` must be 16-byte aligned.
+__device__ void store_float4(float* p, float4 v) { *reinterpret_cast<float4*>(p) = v; }
+
+/// Reads the four A operands at As[index .. index + 3] with the widest
+/// accesses the alignment of As's rows allows: one 16-byte load when
+/// A_STRIDE % 4 == 0, two 8-byte loads when A_STRIDE % 2 == 0 (every row
+/// starts 8-byte aligned), four 4-byte loads otherwise.
+template <class T>
+__device__ float4 load_a_operands(const float* As, int index) {
+  if constexpr (T::A_STRIDE % 4 == 0) {
+    return load_float4(&As[index]);
+  } else if constexpr (T::A_STRIDE % 2 == 0) {
+    const float2 low = *reinterpret_cast<const float2*>(&As[index]);
+    const float2 high = *reinterpret_cast<const float2*>(&As[index + 2]);
+    return make_float4(low.x, low.y, high.x, high.y);
+  } else {
+    return make_float4(As[index], As[index + 1], As[index + 2], As[index + 3]);
+  }
+}
+// [end]
+
+// [cp-async]
+// cp.async (sm_80 and later) copies global memory to shared memory without
+// passing through registers, and without making the thread wait: it returns
+// at once, and the copy lands later. A thread closes the copies it has started
+// into a group (commit), and waits for its groups to land (wait); only then
+// are the copied bytes visible to it, and only after a barrier to the others.
+// Before sm_80 these fall back to an ordinary, synchronous copy.
+
+/// Starts copying the 16 bytes at `src` (global) to `dst` (shared); both
+/// must be 16-byte aligned. The .cg variant caches in L2 only: the block
+/// reads each B element once from global memory, so L1 has nothing to gain.
+__device__ void cp_async_16(float* dst, const float* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst_shared), "l"(src)
+               : "memory");
+#else
+  store_float4(dst, load_float4(src));
+#endif
+}
+
+/// Closes the group of the copies this thread has started since its last commit.
+__device__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until every group of copies this thread has committed has landed.
+__device__ void cp_async_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
+// [end]
+
+// [tile-steps]
+/// Loads thread `tid`'s A_COPIES float4s of the A tile that starts at row
+/// `block_row` and column `tile_k` of A into `a`; they are stored into
+/// shared memory later, by store_a_tile().
+template <class T>
+__device__ void load_a_tile(float4 (&a)[T::A_COPIES], const float* A, int K, int block_row,
+                            int tile_k, int tid) {
+#pragma unroll
+  for (int c = 0; c < T::A_COPIES; ++c) {
+    a[c] = load_float4(&A[(block_row + a_copy_row<T>(tid, c)) * K + tile_k + a_copy_col<T>(tid)]);
+  }
+}
+
+/// Stores the float4s that load_a_tile() loaded into one stage's As,
+/// transposed: four consecutive k of one row of A land in four rows of As.
+template <class T>
+__device__ void store_a_tile(float* As, const float4 (&a)[T::A_COPIES], int tid) {
+#pragma unroll
+  for (int c = 0; c < T::A_COPIES; ++c) {
+    As[a_store_index<T>(tid, c, 0)] = a[c].x;
+    As[a_store_index<T>(tid, c, 1)] = a[c].y;
+    As[a_store_index<T>(tid, c, 2)] = a[c].z;
+    As[a_store_index<T>(tid, c, 3)] = a[c].w;
+  }
+}
+
+/// Starts copying thread `tid`'s B_COPIES float4s of the B tile that starts at
+/// row `tile_k` and column `block_col` of B into one stage's Bs, with
+/// cp.async, and commits them as one group.
+template <class T>
+__device__ void copy_b_tile_async(float* Bs, const float* B, int N, int block_col, int tile_k,
+                                  int tid) {
+#pragma unroll
+  for (int c = 0; c < T::B_COPIES; ++c) {
+    cp_async_16(&Bs[b_store_index<T>(tid, c)],
+                &B[(tile_k + b_copy_row<T>(tid, c)) * N + block_col + b_copy_col<T>(tid)]);
+  }
+  cp_async_commit();
+}
+
+/// Adds the product of one stage's tiles, As (BM x BK, transposed) times Bs
+/// (BK x BN), to thread `tid`'s results `acc`: chapter 10's compute loop.
+template <class T>
+__device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN], const float* As,
+                             const float* Bs, int tid) {
+  constexpr int TM = T::TM, TN = T::TN, WMITER = T::WMITER, WNITER = T::WNITER;
+  constexpr int RESULT_COLS = WNITER * TN;  // columns of a thread's results
+  float reg_m[WMITER * TM];  // this step's operands from A, TM per sub-tile row
+  float reg_n[WNITER * TN];  // this step's operands from B, TN per sub-tile column
+  // Left rolled, as in chapter 08: unrolling it raises the register count.
+  for (int dot_idx = 0; dot_idx < T::BK; ++dot_idx) {
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm) {
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        const float4 a = load_a_operands<T>(As, a_load_index<T>(tid, dot_idx, wm, i));
+        reg_m[wm * TM + i + 0] = a.x;
+        reg_m[wm * TM + i + 1] = a.y;
+        reg_m[wm * TM + i + 2] = a.z;
+        reg_m[wm * TM + i + 3] = a.w;
+      }
+    }
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn) {
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        const float4 b = load_float4(&Bs[b_load_index<T>(tid, dot_idx, wn, j)]);
+        reg_n[wn * TN + j + 0] = b.x;
+        reg_n[wn * TN + j + 1] = b.y;
+        reg_n[wn * TN + j + 2] = b.z;
+        reg_n[wn * TN + j + 3] = b.w;
+      }
+    }
+    // The outer product over all sub-tiles.
+#pragma unroll
+    for (int m = 0; m < WMITER * TM; ++m) {
+#pragma unroll
+      for (int n = 0; n < RESULT_COLS; ++n) {
+        acc[m * RESULT_COLS + n] += reg_m[m] * reg_n[n];
+      }
+    }
+  }
+}
+// [end]
+
+// [kernel]
+/// @brief C = alpha * A * B + beta * C with warp tiling and a two-stage
+/// software pipeline over K.
+///
+/// Block (x, y) of the grid computes the BM x BN tile of C whose first row is
+/// y * BM and whose first column is x * BN, as in chapter 10. Shared memory
+/// holds two stages, each an As and a Bs. While the block computes on the
+/// tiles of step k in one stage, the B tile of step k + 1 is copied into the
+/// other stage with cp.async and the A tile of step k + 1 waits in
+/// registers, to be stored transposed into the other stage once the
+/// computing is done.
+///
+/// @tparam T a Tiling: the tile sizes, checked when it is instantiated.
+/// @pre M % BM == 0, N % BN == 0 and K % BK == 0 (see accepts()); A, B and
+///      C 16-byte aligned, as cudaMalloc's pointers are.
+/// @pre blockDim.x == T::NUM_THREADS, gridDim.x * BN == N, gridDim.y * BM == M,
+///      and T::SMEM_BYTES of dynamic shared memory (see launch()).
+template <class T>
+__global__ void __launch_bounds__(T::NUM_THREADS)
+    sgemm_warptiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                    float* C) {
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
+  constexpr int WMITER = T::WMITER, WNITER = T::WNITER;
+  constexpr int RESULT_COLS = WNITER * TN;  // columns of a thread's results
+
+  // Stage s is As (see as_index()) at smem + s * STAGE_FLOATS, then Bs.
+  extern __shared__ __align__(16) float smem[];
+  const auto stage_as = [&](int s) { return smem + s * T::STAGE_FLOATS; };
+  const auto stage_bs = [&](int s) { return smem + s * T::STAGE_FLOATS + T::A_STAGE_FLOATS; };
+
+  const int tid = threadIdx.x;
+  const int block_row = blockIdx.y * BM;  // first row of the block's tile of C
+  const int block_col = blockIdx.x * BN;  // first column of the block's tile of C
+
+  // acc[(wm * TM + i) * RESULT_COLS + wn * TN + j]: element (i, j) of the
+  // thread's block in sub-tile (wm, wn).
+  float acc[WMITER * TM * RESULT_COLS] = {};
+  float4 a_next[T::A_COPIES];  // the next A tile, on its way through registers
+
+  // [pipeline]
+  // Prologue: step 0's tiles into stage 0.
+  copy_b_tile_async<T>(stage_bs(0), B, N, block_col, 0, tid);
+  load_a_tile<T>(a_next, A, K, block_row, 0, tid);
+  store_a_tile<T>(stage_as(0), a_next, tid);
+  cp_async_wait_all();
+  // Barrier 0. Stage 0: ready (every thread's share of it is written and
+  // has landed). Stage 1: never used, free.
+  __syncthreads();
+
+  int stage = 0;  // the stage that holds step tile_k's tiles
+  for (int tile_k = 0; tile_k < K; tile_k += BK) {
+    const bool has_next = tile_k + BK < K;
+    const int next = stage ^ 1;
+    if (has_next) {
+      // Load issued: the next tiles start towards stage `next`, which every
+      // thread finished reading before the last barrier (or never read).
+      copy_b_tile_async<T>(stage_bs(next), B, N, block_col, tile_k + BK, tid);
+      load_a_tile<T>(a_next, A, K, block_row, tile_k + BK, tid);
+    }
+    // Consume: stage `stage` is read here, and only read, by every thread.
+    compute_tile<T>(acc, stage_as(stage), stage_bs(stage), tid);
+    if (has_next) {
+      // The A tile's registers are stored now that their loads have had the
+      // whole computation to arrive; the B tile's copies are waited for.
+      store_a_tile<T>(stage_as(next), a_next, tid);
+      cp_async_wait_all();
+    }
+    // The one barrier of the step. After it, stage `next` is ready (every
+    // thread's stores and copies into it are done, and a barrier orders them
+    // before any thread's reads) and stage `stage` is consumed, so reusable:
+    // no thread reads it again before the next step's loads are issued into it.
+    __syncthreads();
+    stage = next;
+  }
+  // [end pipeline]
+
+  // [store-c]
+#pragma unroll
+  for (int wm = 0; wm < WMITER; ++wm) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int wn = 0; wn < WNITER; ++wn) {
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+          const int row = block_row + thread_row<T>(tid, wm) + i;
+          const int col = block_col + thread_col<T>(tid, wn) + j;
+          const float* result = &acc[(wm * TM + i) * RESULT_COLS + wn * TN + j];
+          // BLAS semantics: with beta == 0, C is output only and is never read.
+          const float4 c_in =
+              (beta == 0.0f) ? make_float4(0.0f, 0.0f, 0.0f, 0.0f) : load_float4(&C[row * N + col]);
+          float4 c;
+          c.x = alpha * result[0] + beta * c_in.x;
+          c.y = alpha * result[1] + beta * c_in.y;
+          c.z = alpha * result[2] + beta * c_in.z;
+          c.w = alpha * result[3] + beta * c_in.w;
+          store_float4(&C[row * N + col], c);
+        }
+      }
+    }
+  }
+  // [end store-c]
+}
+// [end]
+
+// [launch]
+/// @brief Launches sgemm_warptiled<T>: one block of T::NUM_THREADS threads
+/// and T::SMEM_BYTES of dynamic shared memory per BM x BN tile of C; the
+/// grid's x dimension covers the N columns and its y dimension the M rows.
+/// @tparam T a Tiling.
+/// @pre accepts<T>(g.M, g.N, g.K) is empty.
+template <class T>
+void launch(const ladder::Gemm& g, cudaStream_t stream) {
+  const dim3 block(T::NUM_THREADS);
+  const dim3 grid(g.N / T::BN, g.M / T::BM);
+  // Two stages can exceed the 48 KiB that a block gets without asking; ask
+  // once for what this tiling needs.
+  static const cudaError_t smem_granted = cudaFuncSetAttribute(
+      sgemm_warptiled<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES);
+  (void)smem_granted;  // a refusal shows up as the launch's error, which the runner checks
+  sgemm_warptiled<T><<<grid, block, T::SMEM_BYTES, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
+                                                             g.beta, g.C);
+}
+// [end]
+
+// [accepts]
+/// @brief Says why an M x N x K product cannot be computed with tiling T, or
+/// returns an empty string: the kernel has no bounds checks, so every tile
+/// must be full.
+/// @tparam T a Tiling.
+template <class T>
+std::string accepts(int M, int N, int K) {
+  if (M % T::BM != 0) return "M must be a multiple of " + std::to_string(T::BM) + " (BM)";
+  if (N % T::BN != 0) return "N must be a multiple of " + std::to_string(T::BN) + " (BN)";
+  if (K % T::BK != 0) return "K must be a multiple of " + std::to_string(T::BK) + " (BK)";
+  return {};
+}
+// [end]
+
+}  // namespace ch11
+
+#ifndef LADDER_NO_MAIN
+int main(int argc, char** argv) {
+  using Config = ch11::Chosen;  // the configuration this chapter runs
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch11::sgemm_warptiled<Config>),
+                                  Config::NUM_THREADS, Config::SMEM_BYTES};
+  const ladder::Chapter chapter{"11-double-buffering", "Double buffering",    __FILE__,
+                                ch11::launch<Config>,  ch11::accepts<Config>, kernel};
+  return ladder::run_chapter(chapter, argc, argv);
+}
+#endif
