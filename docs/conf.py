@@ -12,6 +12,7 @@ which runs Doxygen first and passes its XML folder in $LADDER_DOXYGEN_XML.
 
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -29,6 +30,7 @@ extensions = [
     "sphinx_design",
     "book_layout",
     "ladder_results",
+    "ladder_analysis",
 ]
 
 # -- Which files are pages -------------------------------------------------
@@ -85,8 +87,19 @@ ladder_fail_on_stale = False
 
 html_theme = "furo"
 html_title = "The SGEMM Ladder"
-html_static_path = ["_static"]
+html_static_path = ["_static", str(Path(metadata.distribution(
+    "sphinx-mathjax-offline").locate_file("sphinx-mathjax-offline/static")))]
 html_css_files = ["ladder.css"]
+# The tab's icon (without one, a browser asks for /favicon.ico and gets a 404).
+html_favicon = "_static/favicon.svg"
 pygments_style = "friendly"
 pygments_dark_style = "monokai"
 copybutton_exclude = ".linenos, .gp, .go"
+
+# -- Math, without a CDN -------------------------------------------------------
+
+# The site loads nothing from another host: MathJax (3.2) comes from the
+# sphinx-mathjax-offline package (docs/requirements.txt), whose static/
+# folder is copied into _static/ above (as _static/mathjax/), and is loaded
+# from there. (The package is used for its files only, not as an extension.)
+mathjax_path = "mathjax/tex-chtml.js"

@@ -10,7 +10,7 @@
 #undef LADDER_NO_MAIN
 
 int main(int argc, char** argv) {
-  using Config = ch10::ChosenSwizzled;
+  using Config = ch10::WithALayout<ch10::Chosen, ch10::ALayout::kSwizzled>;
   const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch10::sgemm_warptiled<Config>),
                                   Config::NUM_THREADS, 0};
   const ladder::Chapter chapter{"10-padding-swizzled",

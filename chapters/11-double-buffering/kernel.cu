@@ -19,9 +19,73 @@ namespace ch11 {
 /// How the transposed A tile is laid out in shared memory (see Tiling::A_STRIDE
 /// and as_index()).
 enum class ALayout {
-  kPadded,    ///< rows of BM + A_PAD floats: conflict-free stores, rows 8-byte aligned
-  kSwizzled,  ///< rows of BM floats, 4-float groups XOR-permuted per row: 16-byte aligned
+  kPadded,    ///< rows of BM + 32 / BK floats: conflict-free stores
+  kSwizzled,  ///< rows of BM floats, float4s XOR-permuted per row: conflict-free, 16-byte aligned
 };
+// [end]
+
+// [rules]
+/// Returns `sentence`, the rule that a tiling breaks. Deliberately not
+/// constexpr: when Tiling's static_assert evaluates tiling_error() at compile
+/// time, reaching this call is what stops the compiler, and the error it gives
+/// quotes the line of the broken rule, sentence and all.
+inline const char* broken_rule(const char* sentence) { return sentence; }
+
+/// @brief Every rule that tile sizes must meet for the warp-tiled kernel to
+/// compute the right result, over plain ints: Tiling checks its own sizes
+/// with it at compile time, and the sweep's enumerator calls it on the host
+/// for every point of its grid. The parameters are Tiling's (see there).
+/// @return nullptr when the sizes meet every rule, otherwise the sentence of
+///         the first rule they break.
+constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int WNITER, int TM,
+                                   int TN, int NUM_THREADS, ALayout A_LAYOUT = ALayout::kPadded) {
+  constexpr int WARP_SIZE = 32;
+  if (BM < 1 || BN < 1 || BK < 1 || WM < 1 || WN < 1 || WNITER < 1 || TM < 1 || TN < 1 ||
+      NUM_THREADS < 1) {
+    return broken_rule("every tile size and the thread count must be positive");
+  }
+  if (NUM_THREADS % WARP_SIZE != 0 || NUM_THREADS > 1024) {
+    return broken_rule("a block must be whole warps, at most 1024 threads");
+  }
+  if (BM % WM != 0 || BN % WN != 0) return broken_rule("warp tiles must tile the block tile");
+  if ((BM / WM) * (BN / WN) != NUM_THREADS / WARP_SIZE) {
+    return broken_rule("there must be one warp per warp tile");
+  }
+  if (WN % WNITER != 0) return broken_rule("WNITER sub-tiles must split WN evenly");
+  if ((WM * WN) % (WARP_SIZE * TM * TN * WNITER) != 0) {
+    return broken_rule("a warp tile must split into whole sub-tiles of 32 lanes x TM x TN");
+  }
+  // The derived sizes, as Tiling defines them; WMITER >= 1 after the rule above.
+  const int WMITER = (WM * WN) / (WARP_SIZE * TM * TN * WNITER);
+  const int WSUBM = WM / WMITER;
+  const int WSUBN = WN / WNITER;
+  if (WM % WMITER != 0) return broken_rule("WMITER sub-tiles must split WM evenly");
+  if (WSUBM % TM != 0 || WSUBN % TN != 0) {
+    return broken_rule("the lanes' TM x TN blocks must tile a sub-tile");
+  }
+  if ((WSUBM / TM) * (WSUBN / TN) != WARP_SIZE) {
+    return broken_rule("the 32 lanes must cover a sub-tile exactly");
+  }
+  if (TM % 4 != 0 || TN % 4 != 0) {
+    return broken_rule("a thread's operands must split into whole float4s");
+  }
+  if (BK % 4 != 0 || BN % 4 != 0) return broken_rule("tile rows must split into whole float4s");
+  if ((4 * NUM_THREADS) % BK != 0 || BM % (4 * NUM_THREADS / BK) != 0) {
+    return broken_rule("the threads' float4 copies must cover the BM x BK A tile exactly");
+  }
+  if ((4 * NUM_THREADS) % BN != 0 || BK % (4 * NUM_THREADS / BN) != 0) {
+    return broken_rule("the threads' float4 copies must cover the BK x BN B tile exactly");
+  }
+  if (32 % BK != 0) return broken_rule("the layouts of As are derived for BK = 4, 8, 16 or 32");
+  if (A_LAYOUT == ALayout::kSwizzled && BM % 32 != 0) {
+    return broken_rule("the swizzle permutes float4s within 32-float rows of As: BM % 32 == 0");
+  }
+  const int A_STRIDE = BM + (A_LAYOUT == ALayout::kPadded ? 32 / BK : 0);
+  if (2 * (BK * A_STRIDE + BK * BN) * int(sizeof(float)) > 227 * 1024) {
+    return broken_rule("two stages must fit the 227 KiB of shared memory a block can have");
+  }
+  return nullptr;
+}
 // [end]
 
 // [tiling]
@@ -81,25 +145,26 @@ struct Tiling {
   // Why As needs padding. Thread tid stores element e of its float4 of A at
   // As[(a_copy_col + e) * stride + a_copy_row], in bank
   //   ((a_copy_col + e) * stride + a_copy_row) % 32.
-  // With a stride of BM floats, a multiple of 32 (BM % 8 == 0 suffices, as
-  // a_copy_col is a multiple of 4), the first term vanishes: the bank is
-  // a_copy_row % 32 alone. A row of the A tile is BK / 4 float4s, copied by
-  // BK / 4 consecutive threads, so a warp's 32 lanes copy only
-  // A_WARP_ROWS = 32 / (BK / 4) consecutive rows, each by BK / 4 lanes (the
-  // column groups, a_copy_col / 4 = 0 .. BK/4 - 1): each of its four stores is
-  // (BK / 4)-way conflicted (BK = 16: 8 banks, 4 lanes on each).
+  // Across the 32 lanes of one store, e is fixed and a_copy_col is a multiple
+  // of 4. With a stride of BM floats, a multiple of 32 (BM % 8 == 0 is
+  // enough), a_copy_col * stride is a multiple of 32 and drops out: the bank
+  // is a_copy_row (plus a constant) alone. A row of the A tile is BK / 4
+  // float4s, copied by BK / 4 consecutive threads, so a warp's 32 lanes copy
+  // only A_WARP_ROWS = 32 / (BK / 4) consecutive rows, each by BK / 4 lanes
+  // (its column groups, g = a_copy_col / 4 = 0 .. BK/4 - 1): each of its four
+  // stores is (BK / 4)-way conflicted (BK = 16: 8 banks, 4 lanes on each).
   //
-  // A stride of BM + p floats adds a_copy_col * p = (a_copy_col / 4) * 4p to
-  // the bank (the e * p part is the same for every lane of one store). Column
-  // group g then starts at bank 4pg and covers A_WARP_ROWS banks from there;
-  // the groups are disjoint, and together cover all 32 banks, when
-  // 4p = A_WARP_ROWS, that is p = A_WARP_ROWS / 4 = 32 / BK floats:
-  // BK = 8: p = 4, BK = 16: p = 2, BK = 32: p = 1.
+  // A stride of BM + p floats adds a_copy_col * p = g * 4p to the bank.
+  // Column group g then covers the A_WARP_ROWS banks from 4pg on; the groups
+  // are disjoint, and cover all 32 banks together, when 4p = A_WARP_ROWS,
+  // that is p = A_WARP_ROWS / 4 = 32 / BK floats: BK = 8: p = 4,
+  // BK = 16: p = 2, BK = 32: p = 1.
   //
-  // The cost: a row of As must be a multiple of 4 floats for the float4 reads
-  // of the compute loop to be 16-byte aligned. p = 2 leaves rows 8-byte
-  // aligned (the reads become pairs of 8-byte loads) and p = 1 only 4-byte
-  // aligned (single floats); only BK = 8 pads by a multiple of 4.
+  // The cost: the float4 reads of the compute loop need every row of As to
+  // start 16-byte aligned, so A_STRIDE % 4 == 0. p = 4 keeps that; p = 2
+  // leaves rows 8-byte aligned (each read becomes two 8-byte loads) and p = 1
+  // 4-byte aligned (four 4-byte loads). No multiple of 4 works for BK = 16:
+  // 4p would have to be 8 (mod 32) for the groups to be disjoint.
   /// Rows of the A tile that the 32 lanes of one warp copy.
   static constexpr int A_WARP_ROWS = 32 / (BK / 4);
   /// Floats of padding at the end of each row of As (kPadded only).
@@ -111,48 +176,29 @@ struct Tiling {
   /// arrive in the other.
   static constexpr int STAGES = 2;
   /// Floats of one stage's As, and of one stage: As, then Bs. Both are
-  /// multiples of 4 (BK % 4 == 0), so every Bs and every As starts 16-byte aligned.
+  /// multiples of 4 (BK % 4 == 0), so every As and Bs starts 16-byte aligned.
   static constexpr int A_STAGE_FLOATS = BK * A_STRIDE;
   static constexpr int STAGE_FLOATS = A_STAGE_FLOATS + BK * BN;
   /// Bytes of (dynamic) shared memory for all stages.
   static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * int(sizeof(float));
 
-  static_assert(NUM_THREADS % WARP_SIZE == 0 && NUM_THREADS <= 1024,
-                "a block must be whole warps, at most 1024 threads");
-  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
-  static_assert((BM / WM) * (BN / WN) == NUM_WARPS, "there must be one warp per warp tile");
-  static_assert(WN % WNITER == 0, "WNITER sub-tiles must split WN evenly");
-  static_assert((WM * WN) % (WARP_SIZE * TM * TN * WNITER) == 0,
-                "a warp tile must split into whole sub-tiles of 32 lanes x TM x TN");
-  static_assert(WM % WMITER == 0, "WMITER sub-tiles must split WM evenly");
-  static_assert(WSUBM % TM == 0 && WSUBN % TN == 0,
-                "the lanes' TM x TN blocks must tile a sub-tile");
-  static_assert((WSUBM / TM) * (WSUBN / TN) == WARP_SIZE,
-                "the 32 lanes must cover a sub-tile exactly");
-  static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread's operands must split into whole float4s");
-  static_assert(BK % 4 == 0 && BN % 4 == 0, "tile rows must split into whole float4s");
-  static_assert((4 * NUM_THREADS) % BK == 0 && BM % A_ROW_STRIDE == 0,
-                "the threads' float4 copies must cover the BM x BK A tile exactly");
-  static_assert((4 * NUM_THREADS) % BN == 0 && BK % B_ROW_STRIDE == 0,
-                "the threads' float4 copies must cover the BK x BN B tile exactly");
-  static_assert(32 % BK == 0 || A_LAYOUT != ALayout::kPadded,
-                "the padding 32 / BK is derived for BK = 4, 8, 16 or 32");
-  static_assert(A_LAYOUT != ALayout::kSwizzled || (BK <= 32 && 32 % BK == 0 && BM % 32 == 0),
-                "the swizzle permutes whole float4s within 32-float windows of a row: "
-                "it needs BK = 4, 8, 16 or 32 and BM % 32 == 0");
-  static_assert(SMEM_BYTES <= 227 * 1024,
-                "a block can have at most 227 KiB of shared memory (sm_90; less before)");
+  // Every rule is in tiling_error(). When one is broken, evaluating it here
+  // fails at that rule's line, and the compiler's error quotes it.
+  static_assert(tiling_error(BM, BN, BK, WM, WN, WNITER, TM, TN, NUM_THREADS, A_LAYOUT) == nullptr,
+                "the tile sizes break a rule of tiling_error()");
 };
-
 // [end]
 
 // [chosen]
-/// The configuration chapter 09's sweep chose on the H200, unchanged, with
-/// chapter 10's padded As: this chapter changes the K loop only.
+/// The configuration this chapter runs: chapter 10's; this chapter changes
+/// the K loop only.
 using Chosen = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128>;
-/// The same tile sizes with the aligned, swizzled layout of As, to measure against.
-using ChosenSwizzled = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, ALayout::kSwizzled>;
 // [end]
+
+/// Tiling `T` with its A tile laid out as `layout`.
+template <class T, ALayout layout>
+using WithALayout =
+    Tiling<T::BM, T::BN, T::BK, T::WM, T::WN, T::WNITER, T::TM, T::TN, T::NUM_THREADS, layout>;
 
 // [thread-map]
 /// Row of thread `tid`'s warp tile among the block's BM / WM warp-tile rows.
@@ -221,15 +267,15 @@ __host__ __device__ constexpr int b_copy_col(int tid) {
 ///
 /// kPadded: As[k][m], in rows of BM + A_PAD floats.
 ///
-/// kSwizzled: rows of BM floats, with m's group of four floats XOR-ed by
-/// A_WARP_ROWS * (k / 4): As[k][m ^ (A_WARP_ROWS * (k / 4))]. The store of
-/// element e by a warp has k = a_copy_col + e, so k / 4 is the lane's column
-/// group g, and m runs over A_WARP_ROWS consecutive rows that start at a
-/// multiple of A_WARP_ROWS. The XOR flips only the bits of m at and above
-/// A_WARP_ROWS (below 32), so it sends group g's rows to its own block of
-/// A_WARP_ROWS banks, as the padding does. A_WARP_ROWS is a multiple of 4, so
-/// the four floats m .. m + 3 (m % 4 == 0) stay together and 16-byte aligned,
-/// and m ^ ... stays inside the row because BM % 32 == 0.
+/// kSwizzled: rows of BM floats, with m's float4 moved by an XOR with
+/// A_WARP_ROWS * (k / 4): As[k][m ^ (A_WARP_ROWS * (k / 4))]. A warp's store
+/// of element e has k = a_copy_col + e, so k / 4 is the lane's column group
+/// g, and m runs over A_WARP_ROWS consecutive rows starting at a multiple of
+/// A_WARP_ROWS. The XOR changes only the bits of m from A_WARP_ROWS up to 16
+/// (g * A_WARP_ROWS < 32), so it moves group g's rows to a block of
+/// A_WARP_ROWS banks of its own, as the padding does. A_WARP_ROWS is a
+/// multiple of 4, so the floats m .. m + 3 (m % 4 == 0) stay together and
+/// 16-byte aligned; and as BM % 32 == 0, m ^ ... stays inside the row.
 template <class T>
 __host__ __device__ constexpr int as_index(int m, int k) {
   if (T::A_LAYOUT == ALayout::kSwizzled) {
@@ -303,7 +349,7 @@ __device__ float4 load_a_operands(const float* As, int index) {
 // cp.async (sm_80 and later) copies global memory to shared memory without
 // passing through registers, and without making the thread wait: it returns
 // at once, and the copy lands later. A thread closes the copies it has started
-// into a group (commit), and waits for its groups to land (wait); only then
+// into a group (commit) and waits for its groups to land (wait); only then
 // are the copied bytes visible to it, and only after a barrier to the others.
 // Before sm_80 these fall back to an ordinary, synchronous copy.
 
@@ -382,8 +428,8 @@ __device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN]
                              const float* Bs, int tid) {
   constexpr int TM = T::TM, TN = T::TN, WMITER = T::WMITER, WNITER = T::WNITER;
   constexpr int RESULT_COLS = WNITER * TN;  // columns of a thread's results
-  float reg_m[WMITER * TM];  // this step's operands from A, TM per sub-tile row
-  float reg_n[WNITER * TN];  // this step's operands from B, TN per sub-tile column
+  float reg_m[WMITER * TM];                 // this step's operands from A, TM per sub-tile row
+  float reg_n[WNITER * TN];                 // this step's operands from B, TN per sub-tile column
   // Left rolled, as in chapter 08: unrolling it raises the register count.
   for (int dot_idx = 0; dot_idx < T::BK; ++dot_idx) {
 #pragma unroll
@@ -540,8 +586,8 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   static const cudaError_t smem_granted = cudaFuncSetAttribute(
       sgemm_warptiled<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES);
   (void)smem_granted;  // a refusal shows up as the launch's error, which the runner checks
-  sgemm_warptiled<T><<<grid, block, T::SMEM_BYTES, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
-                                                             g.beta, g.C);
+  sgemm_warptiled<T>
+      <<<grid, block, T::SMEM_BYTES, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 

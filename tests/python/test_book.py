@@ -283,7 +283,9 @@ def fixture_results(target: Path) -> Path:
     """A copy of the fixture results in which the h200 results match the
     kernels in the tree now and the fake-gpu result is stale."""
     shutil.copytree(FIXTURES, target)
-    for path in (target / "h200" / "chapters").glob("*.json"):
+    measured = [*(target / "h200" / "chapters").glob("*.json"),
+                *(target / "h200").glob("sweep-*.json"), *(target / "h200").glob("transpose.json")]
+    for path in measured:
         content = json.loads(path.read_text())
         source = ROOT / content["provenance"]["source"]
         content["provenance"]["source_sha256"] = data.sha256_of(source)

@@ -1,0 +1,475 @@
+"""Sphinx glue that puts the analysis of the chapters on the book's pages.
+
+Computed at build time from the chapters' binaries (the build folder is
+$LADDER_BUILD_DIR, default <repo>/build; a missing binary fails the build):
+
+``{ladder-resources} <slug>``  options ``:threads:``, ``:kernel:``
+    per sgemm_ kernel of build/bin/<slug>: registers, static shared memory,
+    spills, and the occupancy they allow (code/analysis/occupancy.py), with
+    a row per GPU whose result for the chapter reports its resources, and
+    whether that agrees with the computation.
+``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
+    the instruction mix of the K-loop of the chapter's sgemm_ kernel
+    (code/analysis/sass_mix.py).
+``{ladder-mix-figure}``
+    the K-loop mix of every chapter binary present, as stacked bars.
+``{ladder-bankmap} <access>``  or with ``:stride:`` and ``:width:``; ``:figure:``
+    a lane-to-bank table from build/bin/bankmap and its wavefronts.
+
+Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
+the directive shows a note, not a warning:
+
+``{ladder-ncu} <slug> [<slug> ...]``  options ``:predicted-ld:``, ``:predicted-st:``
+    ncu's shared-memory and global-load counters per chapter kernel.
+``{ladder-sweep} <chapter>``
+    the autotuning sweep: every configuration as a point, the ten fastest.
+``{ladder-transpose}``
+    chapter 10's transpose exercise, per size, with ncu's counters if any.
+
+Computing lives in ladder_analysis_data, drawing in ladder_analysis_plots.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+import ladder_analysis_data as analysis
+import ladder_analysis_plots as plots
+import ladder_data as data
+from ladder_results import (_admonition, _figure, _LadderMixin, _paragraph, _stale_box,
+                            _stale_records, _table)
+
+logger = logging.getLogger(__name__)
+
+
+class _AnalysisDirective(_LadderMixin, SphinxDirective):
+    """Paths to the build folder and errors as -W failures."""
+
+    @property
+    def build_dir(self) -> Path:
+        return analysis.build_dir(self.repo_root)
+
+    def binary(self, name: str) -> Path:
+        """build/bin/<name>; a missing one fails the build with how to make it."""
+        try:
+            path = analysis.require_binary(self.build_dir, name)
+        except analysis.AnalysisError as error:
+            raise self.error(f"{self.name}: {error}") from error
+        self.track(path)
+        return path
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            return self.render()
+        except (analysis.AnalysisError, data.ResultsError) as error:
+            raise self.error(f"{self.name}: {error}") from error
+
+    def render(self) -> list[nodes.Node]:
+        raise NotImplementedError
+
+    def check_fresh(self, gpu: str, path: Path, content: dict, what: str) -> nodes.Node | None:
+        """A warning box when a results file (a sweep, the transpose) was
+        measured on other code than the tree's, recorded in the stale report
+        like a stale chapter result; None when it is fresh or says nothing
+        of its source."""
+        provenance = content.get("provenance") or {}
+        if not (provenance.get("source") and provenance.get("source_sha256")):
+            return None
+        self.track(self.repo_root / provenance["source"])
+        stale = data.staleness(provenance, self.repo_root)
+        if stale is None:
+            return None
+        record = {"gpu": gpu, "chapter": content.get("chapter") or content.get("program"),
+                  "file": str(path), "reason": stale, "page": self.env.docname}
+        records = _stale_records(self.env).setdefault(self.env.docname, [])
+        if record not in records:
+            records.append(record)
+        if self.config.ladder_fail_on_stale:
+            logger.warning("stale result %s: %s", path, stale, location=self.get_location(),
+                           type="ladder", subtype="stale")
+        box = _admonition("warning", f"Stale {what}",
+                          f"These numbers from {provenance.get('gpu', gpu)} were measured on "
+                          f"other code: {stale}. Measure again.")
+        box["classes"].append("ladder-stale")
+        return box
+
+    def gpu_block(self, title: str) -> nodes.container:
+        block = nodes.container(classes=["ladder-analysis"])
+        block += nodes.rubric(title, title)
+        return block
+
+
+def _not_yet(title: str, text: str) -> nodes.Element:
+    return _admonition("note", title, text)
+
+
+def _code(text: str) -> nodes.literal:
+    return nodes.literal(text, text)
+
+
+# --------------------------------------------------------------------------
+# {ladder-resources} <slug>
+# --------------------------------------------------------------------------
+
+
+class ResourcesDirective(_AnalysisDirective):
+    """Registers, shared memory, spills and occupancy of a chapter's kernels."""
+
+    required_arguments = 1
+    option_spec = {"threads": directives.positive_int, "kernel": directives.unchanged_required}
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        path = self.binary(slug)
+        kernels = analysis.select_kernels(analysis.kernel_resources(path),
+                                          self.options.get("kernel"))
+        if not kernels:
+            raise analysis.AnalysisError(f"{path} has no {analysis.KERNEL_PREFIX}* kernel")
+        reported = self.reported(slug)
+        bounds = analysis.launch_bounds(path)
+        threads, source = zip(*(self.threads(reported, bounds.get(k["mangled"])) for k in kernels))
+        rows = analysis.resources_rows(kernels, list(threads), [r for r, _ in reported])
+        table = _table([analysis.RESOURCES_HEADER], rows, classes=["ladder-table"])
+        output: list[nodes.Node] = [table]
+        for _, result in reported:
+            if result.stale:
+                output.insert(0, _stale_box(result))
+                self.note_stale(result)
+        output.append(_paragraph(
+            f"Computed by `code/analysis/occupancy.py` from `cuobjdump -res-usage` of "
+            f"`bin/{slug}`, threads per block from {' and '.join(sorted(set(source)))}; "
+            "reported: `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU.",
+            ["ladder-provenance"]))
+        return output
+
+    def reported(self, slug: str) -> list[tuple[analysis.ReportedResources, data.ChapterResult]]:
+        """Every GPU result of the chapter that has "resources"."""
+        for gpu in data.gpu_folders(self.results_root):
+            self.track(data.chapter_result_path(self.results_root, gpu, slug))
+        found = []
+        for result in data.load_chapter_results(self.results_root, slug, self.repo_root):
+            resources = result.data.get("resources")
+            if isinstance(resources, dict) and isinstance(resources.get("threads_per_block"), int):
+                arch = analysis.arch_of_capability(result.provenance.get("compute_capability"))
+                found.append((analysis.ReportedResources(result.provenance["gpu"], arch,
+                                                         resources), result))
+        return found
+
+    def threads(self, reported, bound: int | None) -> tuple[int, str]:
+        """A kernel's block size and where it came from: the GPU's fresh
+        result, else :threads:, else the kernel's __launch_bounds__, else a
+        stale result; with none of them the option is required."""
+        fresh = [r.data["threads_per_block"] for r, result in reported if not result.stale]
+        given = self.options.get("threads")
+        if fresh and given is not None and given != fresh[0]:
+            raise analysis.AnalysisError(
+                f":threads: {given}, but the GPU measured blocks of {fresh[0]} threads for "
+                f"{self.arguments[0]}: correct the option")
+        if fresh:
+            return fresh[0], "the GPU's result"
+        if given is not None:
+            return given, "the page"
+        if bound is not None:
+            return bound, "the kernel's `__launch_bounds__`"
+        if reported:
+            return reported[0][0].data["threads_per_block"], "the GPU's (stale) result"
+        raise analysis.AnalysisError(
+            f"no GPU result for {self.arguments[0]} gives its threads per block, and its "
+            "kernel has no __launch_bounds__: add the option :threads: N")
+
+
+# --------------------------------------------------------------------------
+# {ladder-sass} <slug> and {ladder-mix-figure}
+# --------------------------------------------------------------------------
+
+
+class SassDirective(_AnalysisDirective):
+    """The K-loop's instruction mix of a chapter's kernel."""
+
+    required_arguments = 1
+    option_spec = {"kernel": directives.unchanged_required, "inner-trips": directives.positive_int}
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        path = self.binary(slug)
+        trips = self.options.get("inner-trips")
+        kernel = analysis.pick_kernel(analysis.kernel_mix(path, trips),
+                                      self.options.get("kernel"), path)
+        loop = kernel["loop"]
+        name = analysis.short_name(kernel["name"])
+        if loop is None:
+            paragraph = _paragraph(f"`{name}` has no loop in its SASS ({kernel['arch']}).")
+            return [paragraph]
+        if trips is not None and "per_k_tile" not in loop:
+            raise analysis.AnalysisError(
+                f":inner-trips: {trips} given, but the K-loop of {name} has no inner loop")
+        header, rows = analysis.mix_table(loop)
+        inner = len(loop["inner_loops"])
+        where = (f"The K-loop of `{name}` in `bin/{slug}` ({kernel['arch']}), addresses "
+                 f"{loop['start']}\u2013{loop['end']}: static counts, each instruction of "
+                 "the body once")
+        where += (f"; it holds {inner} inner loop{'s' if inner > 1 else ''}." if inner
+                  else ".")
+        return [_table([header], rows, classes=["ladder-table", "ladder-sass"]),
+                _paragraph(where + " From `code/analysis/sass_mix.py`.", ["ladder-provenance"])]
+
+
+class MixFigureDirective(_AnalysisDirective):
+    """Every chapter binary's K-loop mix as stacked horizontal bars."""
+
+    def render(self) -> list[nodes.Node]:
+        bars = []
+        for slug in data.chapter_slugs(self.repo_root):
+            path = analysis.binary_path(self.build_dir, slug)
+            if not path.is_file():
+                continue
+            self.track(path)
+            kernels = analysis.select_kernels(analysis.kernel_mix(path), None)
+            looped = [k for k in kernels if k["loop"]]
+            if looped:
+                bars.append(plots.MixBar(slug.replace("-", " ", 1),
+                                         analysis.mix_categories(looped[0]["loop"])))
+        if not bars:
+            raise analysis.AnalysisError(
+                f"no chapter binary in {self.build_dir / 'bin'}: build the chapters first")
+        return [_figure(lambda mode: plots.draw_mix(bars, mode),
+                        alt="Instructions in each chapter's K-loop body, by kind",
+                        caption="The K-loop body of each chapter's kernel, sm_90 SASS: "
+                                "instructions by kind (static counts), and the FFMA share.")]
+
+
+# --------------------------------------------------------------------------
+# {ladder-bankmap} <access>
+# --------------------------------------------------------------------------
+
+
+class BankmapDirective(_AnalysisDirective):
+    """A lane-to-bank table of one warp-wide shared access, from bankmap."""
+
+    optional_arguments = 1
+    option_spec = {"stride": directives.nonnegative_int, "width": directives.positive_int,
+                   "figure": directives.flag}
+
+    def render(self) -> list[nodes.Node]:
+        tool = self.binary("bankmap")
+        name = self.arguments[0] if self.arguments else None
+        if name is not None and "stride" in self.options:
+            raise analysis.AnalysisError("give an access name or :stride:, not both")
+        if name is None and "stride" not in self.options:
+            raise analysis.AnalysisError(
+                "give an access name (bankmap --list) or :stride: S [:width: W]")
+        if "width" in self.options and name is not None:
+            raise analysis.AnalysisError(":width: goes with :stride:, a named access has its own")
+        report = analysis.run_bankmap(tool, name, self.options.get("stride"),
+                                      self.options.get("width", 4))
+        rows = analysis.bank_rows(report)
+        table = _table([[("lane \u2192 bank", 8)]], rows,
+                       classes=["ladder-table", "ladder-bankmap"])
+        summary = nodes.paragraph(classes=["ladder-bank-summary"])
+        summary += nodes.strong(analysis.bank_summary(report), analysis.bank_summary(report))
+        summary += nodes.Text(f": {report['what']}; {report['width_bytes']}-byte access (")
+        summary += _code(report["name"])
+        summary += nodes.Text(").")
+        output: list[nodes.Node] = [table, summary]
+        if "figure" in self.options:
+            output.append(_figure(
+                lambda mode: plots.draw_bankmap(report, mode),
+                alt=f"Lane-to-bank map of {report['name']}",
+                caption=f"{report['name']}: the bank each lane of a warp reads; "
+                        f"{analysis.bank_summary(report)}."))
+        return output
+
+
+# --------------------------------------------------------------------------
+# {ladder-ncu} <slug> [<slug> ...]
+# --------------------------------------------------------------------------
+
+
+class NcuDirective(_AnalysisDirective):
+    """ncu's shared-memory and global-load counters of chapters' kernels."""
+
+    required_arguments = 1
+    optional_arguments = 20
+    option_spec = {"predicted-ld": directives.unchanged_required,
+                   "predicted-st": directives.unchanged_required}
+
+    def render(self) -> list[nodes.Node]:
+        slugs = self.arguments
+        model_ld = analysis.parse_model(self.options.get("predicted-ld"), len(slugs))
+        model_st = analysis.parse_model(self.options.get("predicted-st"), len(slugs))
+        models = ("predicted-ld" in self.options, "predicted-st" in self.options)
+        output: list[nodes.Node] = []
+        for gpu in data.gpu_folders(self.results_root):
+            self.track(analysis.ncu_path(self.results_root, gpu))
+            ncu = analysis.load_ncu(self.results_root, gpu)
+            if ncu is None:
+                continue
+            rows = []
+            for slug, ld, st in zip(slugs, model_ld, model_st):
+                entry = analysis.ncu_entry(ncu, slug)
+                kernels = analysis.entry_kernels(entry) if entry else []
+                if not kernels:
+                    rows.append([slug, "not measured"] + [analysis.DASH] * (
+                        len(analysis.ncu_header(models)[1]) - 2))
+                for kernel in kernels:
+                    rows.append(analysis.ncu_row(slug, kernel, ld, st, models))
+            block = self.gpu_block(ncu.get("gpu", gpu))
+            block += _table(list(analysis.ncu_header(models)), rows,
+                            classes=["ladder-table", "ladder-ncu"])
+            sizes = sorted({str((analysis.ncu_entry(ncu, slug) or {}).get("size"))
+                            for slug in slugs} - {"None"})
+            line = (f"Nsight Compute, one launch at {', '.join(sizes) or '?'}; "
+                    f"{ncu.get('gpu', gpu)}")
+            if ncu.get("date"):
+                line += f" \u00b7 measured {ncu['date'][:10]}"
+            if ncu.get("git_commit"):
+                line += f" \u00b7 commit {ncu['git_commit']}"
+            if any(models):
+                line += ". Model: the bank model's wavefronts per instruction"
+            block += _paragraph(line + ".", ["ladder-provenance"])
+            output.append(block)
+        if not output:
+            return [_not_yet("Not measured yet",
+                             "No GPU has ncu counters yet: `python3 code/measure.py` records "
+                             "them when Nsight Compute (`ncu`) is installed.")]
+        return output
+
+
+# --------------------------------------------------------------------------
+# {ladder-sweep} <chapter>
+# --------------------------------------------------------------------------
+
+
+class SweepDirective(_AnalysisDirective):
+    """The autotuning sweep of one chapter: a strip of every configuration
+    and the ten fastest correct ones."""
+
+    required_arguments = 1
+
+    def render(self) -> list[nodes.Node]:
+        chapter = self.arguments[0]
+        output: list[nodes.Node] = []
+        for gpu in data.gpu_folders(self.results_root):
+            path = analysis.sweep_path(self.results_root, gpu, chapter)
+            self.track(path)
+            sweep = analysis.load_sweep(self.results_root, gpu, chapter)
+            if sweep is None:
+                continue
+            output.append(self.gpu_sweep(gpu, path, sweep))
+        if not output:
+            return [_not_yet("Not swept yet",
+                             f"No GPU has a sweep for {chapter} yet: run the sweep on a GPU "
+                             f"to write `results/<gpu>/sweep-{chapter}.json`.")]
+        return output
+
+    def gpu_sweep(self, gpu: str, path: Path, sweep: analysis.Sweep) -> nodes.Element:
+        provenance = sweep.data.get("provenance") or {}
+        name = provenance.get("gpu", gpu)
+        block = self.gpu_block(name)
+        box = self.check_fresh(gpu, path, sweep.data, "sweep")
+        if box is not None:
+            block += box
+        rates = [c.get("gflops", 0.0) for c in sweep.configs]
+        correct = [c["correct"] and "gflops" in c for c in sweep.configs]
+        winner = sweep.winner
+        winner_index = next((i for i, c in enumerate(sweep.configs) if c is winner), None)
+        median = sweep.median_gflops
+        size_text = data.format_size(sweep.size) if sweep.size else "one size"
+        wrong = correct.count(False)
+        caption = f"{len(rates)} configurations at {size_text}, fastest first"
+        if wrong:
+            caption += f"; {wrong} incorrect, failed or untimed (crosses; at 0 when untimed)"
+        caption += "; the chosen one ringed, the median of the correct ones dashed."
+        block += _figure(lambda mode: plots.draw_sweep(rates, correct, winner_index, median, mode),
+                         alt=f"GFLOP/s of every configuration of the sweep on {name}",
+                         caption=caption)
+        header, rows = analysis.sweep_rows(sweep)
+        block += _table([header], rows, classes=["ladder-table", "ladder-sweep"])
+        line = name
+        counts = sweep.data.get("counts")
+        if isinstance(counts, dict) and {"grid", "valid", "kept", "swept"} <= counts.keys():
+            line += (f" \u00b7 {counts['swept']} swept of {counts['grid']} grid points "
+                     f"({counts['valid']} valid, {counts['kept']} kept by the filters)")
+        if median is not None:
+            line += f" \u00b7 median of the correct: {data.format_gflops(median)} GFLOP/s"
+        if provenance.get("date"):
+            line += f" \u00b7 measured {provenance['date'][:10]}"
+        if provenance.get("git_commit"):
+            line += f" \u00b7 commit {provenance['git_commit']}"
+        block += _paragraph(line, ["ladder-provenance"])
+        return block
+
+
+# --------------------------------------------------------------------------
+# {ladder-transpose}
+# --------------------------------------------------------------------------
+
+
+class TransposeDirective(_AnalysisDirective):
+    """Chapter 10's transpose exercise: every variant, per size."""
+
+    def render(self) -> list[nodes.Node]:
+        output: list[nodes.Node] = []
+        for gpu in data.gpu_folders(self.results_root):
+            self.track(analysis.transpose_path(self.results_root, gpu))
+            self.track(analysis.ncu_path(self.results_root, gpu))
+            content = analysis.load_transpose(self.results_root, gpu)
+            if content is None:
+                continue
+            output.append(self.gpu_transpose(gpu, content))
+        if not output:
+            return [_not_yet("Not measured yet",
+                             "No GPU has run the transpose exercise yet: run "
+                             "`bin/transpose --json results/<gpu>/transpose.json` on a GPU.")]
+        return output
+
+    def gpu_transpose(self, gpu: str, content: dict) -> nodes.Element:
+        provenance = content.get("provenance") or {}
+        name = provenance.get("gpu", gpu)
+        block = self.gpu_block(name)
+        box = self.check_fresh(gpu, analysis.transpose_path(self.results_root, gpu), content,
+                               "result")
+        if box is not None:
+            block += box
+        variants: list[str] = []
+        for size in content["sizes"]:
+            title = f"{size['rows']} \u00d7 {size['cols']}"
+            block += nodes.paragraph("", "", nodes.strong(title, title))
+            block += _table([analysis.TRANSPOSE_HEADER], analysis.transpose_rows(size),
+                            classes=["ladder-table", "ladder-transpose"])
+            variants += [v for v in size["variants"] if v not in variants]
+        ncu = analysis.load_ncu(self.results_root, gpu)
+        entry = analysis.ncu_entry(ncu, "transpose") if ncu else None
+        if entry:
+            title = f"Shared loads, ncu at {entry.get('size', '?')}"
+            block += nodes.paragraph("", "", nodes.strong(title, title))
+            block += _table(
+                [["variant", "LDS instructions", "wavefronts", "wavefronts/instr.",
+                  "bank conflicts"]],
+                analysis.transpose_counter_rows(entry, variants),
+                classes=["ladder-table", "ladder-transpose"])
+        line = name + " \u00b7 GB/s counts bytes read plus bytes written"
+        if provenance.get("date"):
+            line += f" \u00b7 measured {provenance['date'][:10]}"
+        if provenance.get("git_commit"):
+            line += f" \u00b7 commit {provenance['git_commit']}"
+        block += _paragraph(line, ["ladder-provenance"])
+        return block
+
+
+def setup(app):
+    app.setup_extension("ladder_results")
+    app.add_directive("ladder-resources", ResourcesDirective)
+    app.add_directive("ladder-sass", SassDirective)
+    app.add_directive("ladder-mix-figure", MixFigureDirective)
+    app.add_directive("ladder-bankmap", BankmapDirective)
+    app.add_directive("ladder-ncu", NcuDirective)
+    app.add_directive("ladder-sweep", SweepDirective)
+    app.add_directive("ladder-transpose", TransposeDirective)
+    return {"version": "1", "env_version": 1,
+            "parallel_read_safe": True, "parallel_write_safe": True}

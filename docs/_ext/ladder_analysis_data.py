@@ -1,0 +1,778 @@
+"""The book's analysis: what the compiled chapters and the counters say.
+
+Plain functions of files and values, with no Sphinx in them, so that the
+tests call them directly; ``ladder_analysis.py`` turns what they return into
+tables and figures. Two kinds of input:
+
+* computed on this machine, from the chapters' binaries in the build folder
+  ($LADDER_BUILD_DIR, default <repo>/build): the K-loop's instruction mix
+  (code/analysis/sass_mix.py), registers, shared memory and the occupancy
+  they allow (code/analysis/occupancy.py), and lane-to-bank maps
+  (build/bin/bankmap). Each binary is analysed once per process;
+* measured on a GPU by the measure command, under results/<gpu>/: ncu.json
+  (shared-memory and global-load counters), sweep-<chapter>.json (the
+  autotuning sweep) and transpose.json (chapter 10's exercise).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import ladder_data as data
+
+#: Environment variable naming the CMake build folder that holds bin/.
+BUILD_DIR_VARIABLE = "LADDER_BUILD_DIR"
+#: The architecture the book's binaries are compiled for (the H200's).
+BOOK_ARCH = "sm_90"
+#: Every chapter kernel's name starts with this (measure.py's ncu filter too).
+KERNEL_PREFIX = "sgemm_"
+
+ANALYSIS_DIR = Path(__file__).resolve().parents[2] / "code" / "analysis"
+if str(ANALYSIS_DIR) not in sys.path:
+    sys.path.insert(0, str(ANALYSIS_DIR))
+
+import occupancy  # noqa: E402  (code/analysis must be on the path first)
+import sass_mix  # noqa: E402
+
+
+class AnalysisError(ValueError):
+    """An input the analysis cannot use: a missing binary, a bad option."""
+
+
+# --------------------------------------------------------------------------
+# Binaries and kernel names
+# --------------------------------------------------------------------------
+
+
+def build_dir(repo_root: str | os.PathLike) -> Path:
+    """The CMake build folder: $LADDER_BUILD_DIR when set, else <repo>/build."""
+    override = os.environ.get(BUILD_DIR_VARIABLE)
+    return Path(override) if override else Path(repo_root) / "build"
+
+
+def binary_path(build: str | os.PathLike, name: str) -> Path:
+    return Path(build) / "bin" / name
+
+
+def require_binary(build: str | os.PathLike, name: str) -> Path:
+    """build/bin/<name>, or an error that says how to make it."""
+    path = binary_path(build, name)
+    if not path.is_file():
+        raise AnalysisError(
+            f"{path} does not exist: build the chapters first (cmake --build {build}), "
+            f"or point ${BUILD_DIR_VARIABLE} at the build folder that has bin/{name}"
+        )
+    return path
+
+
+def _cut_balanced(text: str, opening: str, closing: str) -> str:
+    """``text`` up to its first ``opening`` that is outside any <...>."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == opening and depth == 0:
+            return text[:index]
+    return text
+
+
+def _strip_template_arguments(text: str) -> str:
+    """'ns::f<A<1>, 2> ' -> 'ns::f'."""
+    text = text.rstrip()
+    if not text.endswith(">"):
+        return text
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {">": 1, "<": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[:index].rstrip()
+    return text
+
+
+def base_name(name: str) -> str:
+    """The bare function name of a demangled signature:
+    'void ch08::sgemm_warptiled<ch08::Tiling<64> >(int, float*)' -> 'sgemm_warptiled'."""
+    head = _strip_template_arguments(_cut_balanced(name, "(", ")"))
+    head = head.rsplit("::", 1)[-1]
+    return head.rsplit(" ", 1)[-1]
+
+
+def short_name(name: str) -> str:
+    """The name without return type, namespaces and parameters, but with its
+    template arguments: 'sgemm_warptiled<Tiling<64, 128> >'."""
+    head = _cut_balanced(name, "(", ")").strip()
+    bare = base_name(name)
+    start = head.find(bare)
+    shown = head[start:] if start >= 0 else bare
+    return re.sub(r"\b[A-Za-z_]\w*::", "", shown)
+
+
+def is_chapter_kernel(name: str) -> bool:
+    return base_name(name).startswith(KERNEL_PREFIX)
+
+
+def select_kernels(entries: list[dict], part: str | None) -> list[dict]:
+    """The chapter kernels among ``entries`` (dicts with "name"), those whose
+    name contains ``part`` when given."""
+    return [e for e in entries if is_chapter_kernel(e["name"]) and (not part or part in e["name"])]
+
+
+_CACHE: dict[tuple, object] = {}
+
+
+def _cached(key: tuple, compute):
+    """compute() once per key (the key holds the file's modification time)."""
+    if key not in _CACHE:
+        _CACHE[key] = compute()
+    return _CACHE[key]
+
+
+def _stamp(path: Path) -> tuple[str, int]:
+    return (str(path.resolve()), path.stat().st_mtime_ns)
+
+
+def _cuobjdump(path: Path, option: str) -> str:
+    """The text of ``cuobjdump <option>`` of a binary, cached."""
+    def compute():
+        try:
+            return sass_mix.run_cuobjdump(path, option)
+        except (OSError, RuntimeError) as error:
+            raise AnalysisError(f"cannot read {path} with cuobjdump {option}: {error}") from error
+    return _cached(("cuobjdump", option, *_stamp(path)), compute)
+
+
+def kernel_mix(path: Path, inner_trips: int | None = None) -> list[dict]:
+    """sass_mix's counts for every function of a binary, cached."""
+    return _cached(("sass", *_stamp(path), inner_trips),
+                   lambda: sass_mix.analyze_sass(_cuobjdump(path, "-sass"), None, inner_trips))
+
+
+def kernel_resources(path: Path) -> list[dict]:
+    """occupancy.read_resources of a binary, cached."""
+    def compute():
+        try:
+            return occupancy.read_resources(path)
+        except (OSError, RuntimeError) as error:
+            raise AnalysisError(f"cannot read the resources of {path}: {error}") from error
+    return _cached(("res", *_stamp(path)), compute)
+
+
+_SECTION = re.compile(r"^\.nv\.info\.(\S+)")
+_VALUES = re.compile(r"0x([0-9a-fA-F]+)")
+
+
+def parse_launch_bounds(elf_text: str) -> dict[str, int]:
+    """Mangled kernel name -> the block size its __launch_bounds__ (PTX
+    .maxntid) allows, from ``cuobjdump -elf``: each kernel's .nv.info section
+    holds EIATTR_MAX_THREADS with x, y, z. A kernel without launch bounds has
+    none. The first architecture listed wins."""
+    bounds: dict[str, int] = {}
+    section = None
+    wanted = False
+    for line in elf_text.splitlines():
+        if match := _SECTION.match(line.strip()):
+            section, wanted = match.group(1), False
+        elif section and "EIATTR_MAX_THREADS" in line:
+            wanted = True
+        elif wanted and line.strip().startswith("Value:"):
+            x, y, z = (int(v, 16) for v in _VALUES.findall(line)[:3])
+            bounds.setdefault(section, x * y * z)
+            wanted = False
+    return bounds
+
+
+def launch_bounds(path: Path) -> dict[str, int]:
+    """parse_launch_bounds of a binary, cached."""
+    return _cached(("bounds", *_stamp(path)),
+                   lambda: parse_launch_bounds(_cuobjdump(path, "-elf")))
+
+
+# --------------------------------------------------------------------------
+# Formatting
+# --------------------------------------------------------------------------
+
+DASH = "\u2014"
+
+
+def format_count(value: float) -> str:
+    """An event count, short: 812, 12,345, 2.68 M, 3.22 G."""
+    if not math.isfinite(value):
+        return str(value)
+    if abs(value) < 100_000:
+        return f"{round(value):,}"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            number = value / scale
+            decimals = max(0, 2 - math.floor(math.log10(abs(number))))
+            return f"{number:.{decimals}f} {suffix}"
+    return f"{round(value):,}"
+
+
+def format_ratio(value: float | None, decimals: int = 2) -> str:
+    return DASH if value is None else f"{value:.{decimals}f}"
+
+
+def format_bytes(value: int) -> str:
+    """Bytes as B below 1 KiB, else KiB: 512 B, 8 KiB, 12.5 KiB."""
+    if value < 1024:
+        return f"{value} B"
+    kib = value / 1024
+    return f"{kib:g} KiB" if kib == round(kib, 1) else f"{kib:.1f} KiB"
+
+
+def format_difference(measured: float | None, model: float | None) -> str:
+    """(measured - model) / model as a signed percentage."""
+    if measured is None or model is None or model == 0:
+        return DASH
+    return f"{100 * (measured - model) / model:+.1f}%"
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+# --------------------------------------------------------------------------
+# Resources and occupancy
+# --------------------------------------------------------------------------
+
+
+def arch_of_capability(capability: str | None) -> str | None:
+    """'9.0' -> 'sm_90', when occupancy.py knows that architecture."""
+    match = re.fullmatch(r"(\d+)\.(\d+)", capability or "")
+    arch = f"sm_{match.group(1)}{match.group(2)}" if match else None
+    return arch if arch in occupancy.ARCHS else None
+
+
+def computed_occupancy(resource: dict, threads: int) -> dict:
+    """occupancy.blocks_per_sm for one kernel of a binary, on its own architecture."""
+    arch = resource["arch"] if resource["arch"] in occupancy.ARCHS else BOOK_ARCH
+    return occupancy.blocks_per_sm(arch, threads, resource["registers"], resource["shared_bytes"])
+
+
+LIMIT_NAMES = {"threads": "threads", "registers": "registers",
+               "shared_memory": "shared memory", "blocks": "blocks per SM cap"}
+
+
+@dataclass(frozen=True)
+class ReportedResources:
+    """What one GPU reported for a chapter's kernel (a result's "resources")."""
+
+    gpu: str  #: the GPU's name, for the table
+    arch: str | None  #: its architecture when occupancy.py knows it
+    data: dict  #: the result's "resources" object
+
+
+def agreement(computed: dict, occ: dict, reported: ReportedResources) -> str:
+    """'agrees' when the GPU reported what was computed; 'differs' otherwise.
+
+    On the binary's own architecture the registers and the blocks per SM are
+    compared with the computation from the binary; on another architecture
+    (whose build has other registers) the blocks per SM the GPU reported are
+    compared with blocks_per_sm for its registers and shared memory.
+    """
+    r = reported.data
+    if reported.arch is None:
+        return "not comparable"
+    if reported.arch == occ["arch"]:
+        same = (r.get("registers_per_thread") == computed["registers"]
+                and r.get("blocks_per_sm") == occ["blocks_per_sm"])
+    else:
+        expected = occupancy.blocks_per_sm(
+            reported.arch, r["threads_per_block"], r["registers_per_thread"],
+            r.get("static_smem_bytes", 0) + r.get("dynamic_smem_bytes", 0))
+        same = r.get("blocks_per_sm") == expected["blocks_per_sm"]
+    return "agrees" if same else "differs"
+
+
+RESOURCES_HEADER = ["kernel", "", "threads/block", "registers/thread", "static shared",
+                    "spills (local B/thread)", "blocks/SM", "limited by", "occupancy", "check"]
+
+
+def resources_rows(resources: list[dict], threads: list[int],
+                   reported: list[ReportedResources]) -> list[list[str]]:
+    """The {ladder-resources} table: per kernel (with its block size from
+    ``threads``) a computed row, then one row per GPU that reported the
+    kernel's resources."""
+    rows = []
+    for resource, block in zip(resources, threads, strict=True):
+        occ = computed_occupancy(resource, block)
+        rows.append([
+            short_name(resource["name"]), f"computed, {occ['arch']}", str(block),
+            str(resource["registers"]), format_bytes(resource["shared_bytes"]),
+            str(resource["local_bytes"]), str(occ["blocks_per_sm"]),
+            ", ".join(LIMIT_NAMES[name] for name in occ["limited_by"]),
+            data.format_percent(100 * occ["occupancy"]), "",
+        ])
+        for gpu in reported:
+            r = gpu.data
+            occupancy_text = (data.format_percent(100 * r["occupancy"])
+                              if isinstance(r.get("occupancy"), (int, float)) else DASH)
+            smem = r.get("static_smem_bytes")
+            rows.append([
+                "", f"reported by {gpu.gpu}", str(r.get("threads_per_block", DASH)),
+                str(r.get("registers_per_thread", DASH)),
+                format_bytes(smem) if isinstance(smem, int) else DASH,
+                str(r.get("local_bytes_per_thread", DASH)), str(r.get("blocks_per_sm", DASH)),
+                "", occupancy_text, agreement(resource, occ, gpu),
+            ])
+    return rows
+
+
+# --------------------------------------------------------------------------
+# The K-loop's instruction mix
+# --------------------------------------------------------------------------
+
+#: Opcode families of the mix, as sass_mix names them, with their SASS spelling.
+_MEMORY_ROWS = (("shared_loads", "shared load", "LDS"),
+                ("shared_stores", "shared store", "STS"),
+                ("global_loads", "global load", "LDG"))
+
+
+def _opcode(prefix: str, width: str) -> str:
+    """The SASS spelling of one width: LDS (32-bit), LDS.128, LDG.E.64."""
+    if width == "32":
+        return prefix
+    return f"{prefix}.E.{width}" if prefix == "LDG" else f"{prefix}.{width}"
+
+
+def mix_categories(counts: dict) -> dict[str, int]:
+    """A K-loop's instructions in the figure's families; they sum to the total."""
+    families = {
+        "FFMA": counts["ffma"],
+        "shared loads": sum(counts["shared_loads"].values()),
+        "shared stores": sum(counts["shared_stores"].values()),
+        "global loads": sum(counts["global_loads"].values()) + sum(
+            counts["async_copies"].values()),
+        "barriers": counts["barriers"],
+    }
+    families["other"] = counts["instructions"] - sum(families.values())
+    return families
+
+
+def mix_rows(counts: dict) -> list[tuple[str, int]]:
+    """The {ladder-sass} table's rows for one stretch of code: (label, count)."""
+    rows = [("instructions", counts["instructions"]), ("FFMA", counts["ffma"])]
+    for kind, what, prefix in _MEMORY_ROWS:
+        widths = counts[kind]
+        if not widths:
+            rows.append((f"{what}s", 0))
+        for width, number in widths.items():
+            rows.append((f"{what}s, {width}-bit ({_opcode(prefix, width)})", number))
+    rows.append(("cp.async copies (LDGSTS)", sum(counts["async_copies"].values())))
+    rows.append(("barriers (BAR)", counts["barriers"]))
+    rows.append(("other", mix_categories(counts)["other"]))
+    return rows
+
+
+def mix_table(loop: dict) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: count and share of the K-loop's body as laid out, and,
+    when sass_mix counted it, per K-tile with the inner loop's trips."""
+    columns = [("body", loop)]
+    if "per_k_tile" in loop:
+        columns.append((f"per K-tile (inner loop \u00d7 {loop['per_k_tile']['inner_trips']})",
+                        loop["per_k_tile"]))
+    header = ["in the K-loop"]
+    for title, _ in columns:
+        header += [title, "share"]
+    table = [mix_rows(counts) for _, counts in columns]
+    rows = []
+    for index, (label, _) in enumerate(table[0]):
+        row = [label]
+        for (_, counts), column in zip(columns, table):
+            number = dict(column).get(label, 0)
+            total = counts["instructions"]
+            row += [str(number), data.format_percent(100 * number / total) if total else DASH]
+        rows.append(row)
+    return header, rows
+
+
+def pick_kernel(results: list[dict], part: str | None, binary: Path) -> dict:
+    """The one chapter kernel of a binary (matching ``part``), or an error."""
+    kernels = select_kernels(results, part)
+    if not kernels:
+        wanted = f" whose name contains {part!r}" if part else ""
+        raise AnalysisError(f"{binary} has no {KERNEL_PREFIX}* kernel{wanted}")
+    if len(kernels) > 1:
+        names = "; ".join(short_name(k["name"]) for k in kernels)
+        raise AnalysisError(f"{binary} has {len(kernels)} {KERNEL_PREFIX}* kernels ({names}): "
+                            "choose one with :kernel:")
+    return kernels[0]
+
+
+# --------------------------------------------------------------------------
+# Bank maps (build/bin/bankmap)
+# --------------------------------------------------------------------------
+
+
+def run_bankmap(tool: Path, name: str | None = None, stride: int | None = None,
+                width: int = 4) -> dict:
+    """One access as ``bankmap --json`` reports it, cached per call."""
+    if (name is None) == (stride is None):
+        raise AnalysisError("give an access name or a stride, not both and not neither")
+    arguments = [name] if name else ["--stride", str(stride), "--width", str(width)]
+
+    def compute():
+        done = subprocess.run([str(tool), *arguments, "--json"], capture_output=True,
+                              text=True, check=False)
+        if done.returncode != 0:
+            raise AnalysisError(done.stderr.strip() or f"{tool} exited {done.returncode}")
+        reports = json.loads(done.stdout)
+        if len(reports) != 1:
+            raise AnalysisError(f"bankmap returned {len(reports)} reports for {arguments}")
+        return reports[0]
+    return _cached(("bankmap", *_stamp(tool), *arguments), compute)
+
+
+def bank_span(bank: int, width_bytes: int) -> str:
+    """The banks a lane's access covers: '5', '4\u20135', '4\u20137'."""
+    banks = max(1, width_bytes // 4)
+    return str(bank) if banks == 1 else f"{bank}\u2013{bank + banks - 1}"
+
+
+def bank_rows(report: dict, per_row: int = 8) -> list[list[str]]:
+    """The lanes in rows of ``per_row`` cells 'lane\u2192bank' ('lane: off' if inactive)."""
+    cells = [f"{lane['lane']}\u2192{bank_span(lane['bank'], report['width_bytes'])}"
+             if lane["active"] else f"{lane['lane']}: off" for lane in report["lanes"]]
+    cells += [""] * (-len(cells) % per_row)
+    return [cells[i:i + per_row] for i in range(0, len(cells), per_row)]
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if value == round(value) else f"{value:.2f}"
+
+
+def bank_summary(report: dict) -> str:
+    """'32 wavefronts, 32-way (ideal 1)'."""
+    return (f"{report['wavefronts']} wavefronts, {_number(report['conflict_degree'])}-way "
+            f"(ideal {report['ideal_wavefronts']})")
+
+
+# --------------------------------------------------------------------------
+# ncu counters (results/<gpu>/ncu.json)
+# --------------------------------------------------------------------------
+
+METRIC = {
+    "ld_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "st_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "ld_instructions": "smsp__inst_executed_op_shared_ld.sum",
+    "st_instructions": "smsp__inst_executed_op_shared_st.sum",
+    "global_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "global_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+}
+
+
+def ncu_path(root: str | os.PathLike, gpu: str) -> Path:
+    return Path(root) / gpu / "ncu.json"
+
+
+def load_ncu(root: str | os.PathLike, gpu: str) -> dict | None:
+    """A GPU's ncu.json, or None when it has none."""
+    path = ncu_path(root, gpu)
+    if not path.is_file():
+        return None
+    content = data.read_json(path)
+    if not isinstance(content.get("chapters", {}), dict):
+        raise data.ResultsError(f"{path}: chapters is not an object")
+    return content
+
+
+def ncu_entry(ncu: dict, name: str) -> dict | None:
+    """The counters of one chapter (or of "transpose"): {"size", "kernels"}."""
+    entry = ncu.get("chapters", {}).get(name)
+    if entry is None and isinstance(ncu.get(name), dict):
+        entry = ncu[name]
+    return entry if isinstance(entry, dict) else None
+
+
+@dataclass(frozen=True)
+class KernelCounters:
+    """One kernel's counters, with the ratios the book shows."""
+
+    name: str
+    metrics: dict
+
+    def get(self, key: str) -> float | None:
+        value = self.metrics.get(METRIC[key])
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    def per_instruction(self, op: str) -> float | None:
+        """Wavefronts per shared load (op 'ld') or store ('st') instruction."""
+        return ratio(self.get(f"{op}_wavefronts"), self.get(f"{op}_instructions"))
+
+    @property
+    def sectors_per_request(self) -> float | None:
+        return ratio(self.get("global_sectors"), self.get("global_requests"))
+
+
+def entry_kernels(entry: dict, only_chapter_kernels: bool = True) -> list[KernelCounters]:
+    kernels = entry.get("kernels")
+    if not isinstance(kernels, dict):
+        return []
+    return [KernelCounters(name, metrics) for name, metrics in kernels.items()
+            if isinstance(metrics, dict) and (not only_chapter_kernels or is_chapter_kernel(name))]
+
+
+def parse_model(text: str | None, count: int) -> list[float | None]:
+    """A model option: one value for every chapter, or one per chapter
+    ('1.0' or '1.0 2.0'; '-' for none)."""
+    if text is None:
+        return [None] * count
+    parts = text.replace(",", " ").split()
+    if len(parts) not in (1, count):
+        raise AnalysisError(f"give one model value, or {count} (one per chapter): {text!r}")
+    try:
+        values = [None if part in ("-", DASH) else float(part) for part in parts]
+    except ValueError as error:
+        raise AnalysisError(f"a model value is not a number: {text!r}") from error
+    return values * count if len(values) == 1 else values
+
+
+def ncu_header(models: tuple[bool, bool]) -> tuple[list, list[str]]:
+    """The two header rows of the {ladder-ncu} table; ``models`` says whether
+    the loads and the stores have a model column."""
+    top, bottom = ["", ""], ["chapter", "kernel"]
+    for op, modelled in zip(("loads", "stores"), models):
+        names = ["instructions", "wavefronts", "wavefronts/instr."]
+        if modelled:
+            names += ["model", "difference"]
+        names.append("bank conflicts")
+        top.append((f"shared {op}", len(names)))
+        bottom += names
+    top.append(("global loads", 1))
+    bottom.append("sectors/request")
+    return top, bottom
+
+
+def ncu_row(slug: str, kernel: KernelCounters, model_ld: float | None, model_st: float | None,
+            models: tuple[bool, bool]) -> list[str]:
+    row = [slug, short_name(kernel.name)]
+    for op, model, modelled in (("ld", model_ld, models[0]), ("st", model_st, models[1])):
+        instructions = kernel.get(f"{op}_instructions")
+        wavefronts = kernel.get(f"{op}_wavefronts")
+        per = kernel.per_instruction(op)
+        row += [DASH if instructions is None else format_count(instructions),
+                DASH if wavefronts is None else format_count(wavefronts), format_ratio(per)]
+        if modelled:
+            row += [format_ratio(model), format_difference(per, model)]
+        conflicts = kernel.get(f"{op}_conflicts")
+        row.append(DASH if conflicts is None else format_count(conflicts))
+    row.append(format_ratio(kernel.sectors_per_request))
+    return row
+
+
+# --------------------------------------------------------------------------
+# The autotuning sweep (results/<gpu>/sweep-<chapter>.json)
+# --------------------------------------------------------------------------
+
+
+def sweep_path(root: str | os.PathLike, gpu: str, chapter: str) -> Path:
+    return Path(root) / gpu / f"sweep-{chapter}.json"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A sweep's configurations, each flattened to: params, status, correct,
+    gflops, pct_cublas, registers, blocks_per_sm (the last four may be absent)."""
+
+    data: dict
+    configs: list[dict]
+
+    @property
+    def correct(self) -> list[dict]:
+        """The candidates: correct and timed."""
+        return [c for c in self.configs if c["correct"] and "gflops" in c]
+
+    @property
+    def winner(self) -> dict | None:
+        """The configuration the sweep chose: its "winner" params, else the fastest correct."""
+        chosen = self.data.get("winner")
+        params = chosen.get("params") if isinstance(chosen, dict) else None
+        if params is not None:
+            for config in self.configs:
+                if config["params"] == params:
+                    return config
+        return max(self.correct, key=lambda c: c["gflops"], default=None)
+
+    @property
+    def median_gflops(self) -> float | None:
+        value = self.data.get("median_gflops")
+        if _is_number(value):
+            return float(value)
+        rates = [c["gflops"] for c in self.correct]
+        return statistics.median(rates) if rates else None
+
+    @property
+    def size(self) -> tuple[int, int, int] | None:
+        size = self.data.get("size")
+        if isinstance(size, str):
+            return data.parse_size(size)
+        if isinstance(size, list) and len(size) == 3:
+            return tuple(size)
+        return None
+
+    def top(self, count: int = 10) -> list[dict]:
+        return sorted(self.correct, key=lambda c: -c["gflops"])[:count]
+
+    def parameter_names(self) -> list[str]:
+        names: list[str] = []
+        for config in self.configs:
+            for name in config["params"]:
+                if name not in names:
+                    names.append(name)
+        return names
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _flatten_config(config: dict, where: str) -> dict:
+    """One configuration in either layout: code/sweep.py's {"params", "result":
+    {"status", "gflops", ..., "resources": {...}}}, or flat {"params",
+    "correct", "gflops", ..., "registers", "blocks_per_sm"}."""
+    if not isinstance(config, dict) or not isinstance(config.get("params"), dict):
+        raise data.ResultsError(f"{where}.params is missing")
+    result = config.get("result")
+    if isinstance(result, dict):
+        status = result.get("status")
+        if not isinstance(status, str):
+            raise data.ResultsError(f"{where}.result.status is missing")
+        resources = result.get("resources") or {}
+        flat = {"params": config["params"], "status": status, "correct": status == "correct",
+                "gflops": result.get("gflops"), "pct_cublas": result.get("pct_cublas"),
+                "registers": resources.get("registers_per_thread"),
+                "blocks_per_sm": resources.get("blocks_per_sm")}
+    else:
+        if not isinstance(config.get("correct"), bool):
+            raise data.ResultsError(f"{where}.correct is missing")
+        flat = {key: config.get(key) for key in
+                ("params", "correct", "gflops", "pct_cublas", "registers", "blocks_per_sm")}
+        flat["status"] = "correct" if config["correct"] else "incorrect"
+    return {key: value for key, value in flat.items()
+            if key in ("params", "status", "correct") or _is_number(value)}
+
+
+def parse_sweep(content: dict, where: str) -> Sweep:
+    """A sweep file's content, checked, its configurations flattened."""
+    configs = content.get("configs")
+    if not isinstance(configs, list) or not configs:
+        raise data.ResultsError(f"{where}: configs is missing or empty")
+    flat = [_flatten_config(config, f"{where}: configs[{index}]")
+            for index, config in enumerate(configs)]
+    return Sweep(content, flat)
+
+
+def load_sweep(root: str | os.PathLike, gpu: str, chapter: str) -> Sweep | None:
+    path = sweep_path(root, gpu, chapter)
+    if not path.is_file():
+        return None
+    return parse_sweep(data.read_json(path), str(path))
+
+
+def sweep_rows(sweep: Sweep, count: int = 10) -> tuple[list[str], list[list[str]]]:
+    """The top ``count`` correct configurations: rank, parameters, rate, % of cuBLAS."""
+    names = sweep.parameter_names()
+    winner = sweep.winner
+    header = ["#", *names, "GFLOP/s", "% of cuBLAS", "registers", "blocks/SM"]
+    rows = []
+    for rank, config in enumerate(sweep.top(count), start=1):
+        pct = config.get("pct_cublas")
+        rows.append([
+            f"{rank} (chosen)" if config is winner else str(rank),
+            *(str(config["params"].get(name, DASH)) for name in names),
+            data.format_gflops(config["gflops"]),
+            data.format_percent(pct) if isinstance(pct, (int, float)) else DASH,
+            str(config.get("registers", DASH)), str(config.get("blocks_per_sm", DASH)),
+        ])
+    return header, rows
+
+
+# --------------------------------------------------------------------------
+# Chapter 10's transpose exercise (results/<gpu>/transpose.json)
+# --------------------------------------------------------------------------
+
+TRANSPOSE_FILE = "transpose.json"
+#: Which kernel of the transpose binary each variant runs (a part of its name).
+TRANSPOSE_KERNELS = {
+    "copy": "copy_tiles",
+    "naive": "transpose_naive",
+    "tiled_32x32": "Layout32x32",
+    "tiled_32x33": "Layout32x33",
+    "tiled_swizzled": "LayoutSwizzled",
+}
+
+
+def transpose_path(root: str | os.PathLike, gpu: str) -> Path:
+    return Path(root) / gpu / TRANSPOSE_FILE
+
+
+def load_transpose(root: str | os.PathLike, gpu: str) -> dict | None:
+    """A GPU's transpose.json, checked, or None when it has none."""
+    path = transpose_path(root, gpu)
+    if not path.is_file():
+        return None
+    content = data.read_json(path)
+    sizes = content.get("sizes")
+    if not isinstance(sizes, list) or not sizes:
+        raise data.ResultsError(f"{path}: sizes is missing or empty")
+    for index, size in enumerate(sizes):
+        if not (isinstance(size, dict) and isinstance(size.get("rows"), int)
+                and isinstance(size.get("cols"), int) and isinstance(size.get("variants"), dict)):
+            raise data.ResultsError(f"{path}: sizes[{index}] needs rows, cols and variants")
+    return content
+
+
+TRANSPOSE_HEADER = ["variant", "ms: median [min\u2013max]", "GB/s", "% of cudaMemcpy", "correct"]
+
+
+def transpose_rows(size: dict) -> list[list[str]]:
+    """One size's table: every variant, then cudaMemcpy."""
+    rows = []
+    for name, variant in size["variants"].items():
+        timed = isinstance(variant.get("time_ms"), dict)
+        correct = "yes" if variant.get("correct") else "NO"
+        if variant.get("mismatches"):
+            correct += f" ({format_count(variant['mismatches'])} differ)"
+        rows.append([
+            name,
+            data.format_time_range(variant["time_ms"]) if timed else "not timed",
+            f"{variant['gbs']:,.0f}" if timed else DASH,
+            data.format_percent(variant["pct_memcpy"]) if timed else DASH,
+            correct,
+        ])
+    memcpy = size.get("memcpy")
+    if isinstance(memcpy, dict) and isinstance(memcpy.get("time_ms"), dict):
+        rows.append(["cudaMemcpy", data.format_time_range(memcpy["time_ms"]),
+                     f"{memcpy['gbs']:,.0f}", data.format_percent(100.0), ""])
+    return rows
+
+
+def transpose_counter_rows(entry: dict, variants: list[str]) -> list[list[str]]:
+    """Per variant, the shared-load counters of the kernel it runs."""
+    kernels = entry_kernels(entry, only_chapter_kernels=False)
+    rows = []
+    for variant in variants:
+        part = TRANSPOSE_KERNELS.get(variant, variant)
+        kernel = next((k for k in kernels if part in k.name), None)
+        if kernel is None:
+            rows.append([variant, DASH, DASH, DASH, DASH])
+            continue
+        counts = [kernel.get(key) for key in ("ld_instructions", "ld_wavefronts", "ld_conflicts")]
+        shown = [DASH if value is None else format_count(value) for value in counts]
+        rows.append([variant, shown[0], shown[1], format_ratio(kernel.per_instruction("ld")),
+                     shown[2]])
+    return rows

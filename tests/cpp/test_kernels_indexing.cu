@@ -1,0 +1,347 @@
+// CPU checks of the index arithmetic of chapters 10, 11 and 12: the kernels'
+// own constexpr index functions, called on the host for every thread of a
+// block. Nothing here runs on a GPU; it is compiled by nvcc because it
+// includes the chapters' kernel files (with LADDER_NO_MAIN).
+//
+// For each tiling checked:
+//   * the A tile's stores put every element of the BM x BK tile in its own
+//     place of As, inside As, where the compute loop's reads expect it;
+//   * the compute loop's A reads are four consecutive floats, aligned for the
+//     access width the layout allows;
+//   * the B tile's 16-byte stores cover the BK x BN tile exactly once;
+//   * the threads' result blocks cover the BM x BN tile of C exactly once;
+//   * the bank model finds every warp's A store conflict-free (one wavefront)
+//     in both layouts, and (BK / 4)-way conflicted without padding;
+//   * chapter 12's raster order visits every tile of C exactly once;
+//   * chapter 12's predicated copies, emulated on the CPU with its index
+//     functions and guards, compute a product with edges exactly as a plain
+//     loop does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <ladder/bank_model.hpp>
+#include <vector>
+
+#define LADDER_NO_MAIN
+#include "chapters/09-autotuning/kernel.cu"
+#include "chapters/10-padding/kernel.cu"
+#include "chapters/11-double-buffering/kernel.cu"
+#include "chapters/12-final/kernel.cu"
+#undef LADDER_NO_MAIN
+
+namespace {
+
+constexpr int kWarp = 32;
+
+// ---------------------------------------------------------------- the checks
+
+/// Every A store: in bounds, each (m, k) written once, and at as_index(m, k),
+/// which is where a_load_index() reads it.
+template <class T, class AsIndex, class StoreIndex>
+void check_a_stores(AsIndex as_index, StoreIndex a_store_index) {
+  std::vector<int> writes(T::BK * T::A_STRIDE, 0);
+  for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+    for (int c = 0; c < T::A_COPIES; ++c) {
+      for (int e = 0; e < 4; ++e) {
+        const int index = a_store_index(tid, c, e);
+        ASSERT_GE(index, 0);
+        ASSERT_LT(index, T::BK * T::A_STRIDE);
+        ++writes[index];
+      }
+    }
+  }
+  int written = 0;
+  for (int count : writes) {
+    ASSERT_LE(count, 1) << "an element of As is written twice";
+    written += count;
+  }
+  EXPECT_EQ(written, T::BM * T::BK) << "the stores must cover the BM x BK tile";
+  // Each element of the tile is reachable through as_index, and distinct.
+  std::vector<int> seen(T::BK * T::A_STRIDE, 0);
+  for (int m = 0; m < T::BM; ++m) {
+    for (int k = 0; k < T::BK; ++k) {
+      const int index = as_index(m, k);
+      ASSERT_GE(index, 0);
+      ASSERT_LT(index, T::BK * T::A_STRIDE);
+      ASSERT_EQ(seen[index]++, 0);
+      ASSERT_EQ(writes[index], 1) << "element (" << m << ", " << k << ") is never stored";
+    }
+  }
+}
+
+/// The compute loop's A reads: four consecutive floats at as_index(row, dot),
+/// aligned to the width load_a_operands() uses for this stride.
+template <class T, class AsIndex, class LoadIndex, class ThreadRow>
+void check_a_loads(AsIndex as_index, LoadIndex a_load_index, ThreadRow thread_row) {
+  const int alignment = T::A_STRIDE % 4 == 0 ? 4 : (T::A_STRIDE % 2 == 0 ? 2 : 1);
+  for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+    for (int dot = 0; dot < T::BK; ++dot) {
+      for (int wm = 0; wm < T::WMITER; ++wm) {
+        for (int i = 0; i < T::TM; i += 4) {
+          const int index = a_load_index(tid, dot, wm, i);
+          ASSERT_EQ(index % alignment, 0);
+          for (int j = 0; j < 4; ++j) {
+            ASSERT_EQ(index + j, as_index(thread_row(tid, wm) + i + j, dot));
+          }
+        }
+      }
+    }
+  }
+}
+
+/// B stores (16 bytes each) cover the BK x BN tile once; C blocks cover the
+/// BM x BN tile once.
+template <class T, class BStore, class ThreadRow, class ThreadCol>
+void check_b_and_c(BStore b_store_index, ThreadRow thread_row, ThreadCol thread_col) {
+  std::vector<int> b(T::BK * T::BN, 0);
+  for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+    for (int c = 0; c < T::B_COPIES; ++c) {
+      const int index = b_store_index(tid, c);
+      ASSERT_EQ(index % 4, 0);
+      for (int e = 0; e < 4; ++e) ++b[index + e];
+    }
+  }
+  for (int count : b) ASSERT_EQ(count, 1);
+  std::vector<int> c(T::BM * T::BN, 0);
+  for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+    for (int wm = 0; wm < T::WMITER; ++wm) {
+      for (int i = 0; i < T::TM; ++i) {
+        for (int wn = 0; wn < T::WNITER; ++wn) {
+          for (int j = 0; j < T::TN; ++j) {
+            ++c[(thread_row(tid, wm) + i) * T::BN + thread_col(tid, wn) + j];
+          }
+        }
+      }
+    }
+  }
+  for (int count : c) ASSERT_EQ(count, 1);
+}
+
+/// The largest number of wavefronts any warp's 4-byte A store takes.
+template <class T, class StoreIndex>
+int worst_a_store_wavefronts(StoreIndex a_store_index) {
+  int worst = 0;
+  for (int warp = 0; warp < T::NUM_THREADS / kWarp; ++warp) {
+    for (int c = 0; c < T::A_COPIES; ++c) {
+      for (int e = 0; e < 4; ++e) {
+        std::vector<std::uint32_t> addresses(kWarp);
+        for (int lane = 0; lane < kWarp; ++lane) {
+          addresses[lane] = a_store_index(warp * kWarp + lane, c, e) * sizeof(float);
+        }
+        const int wavefronts = ladder::bank::analyze(addresses, 4).wavefronts;
+        if (wavefronts > worst) worst = wavefronts;
+      }
+    }
+  }
+  return worst;
+}
+
+// Chapter by chapter: the same checks through each chapter's functions.
+#define LADDER_CHECK_TILING(ns, T)                                                                 \
+  do {                                                                                             \
+    check_a_stores<T>([](int m, int k) { return ns::as_index<T>(m, k); },                          \
+                      [](int t, int c, int e) { return ns::a_store_index<T>(t, c, e); });          \
+    check_a_loads<T>([](int m, int k) { return ns::as_index<T>(m, k); },                           \
+                     [](int t, int d, int wm, int i) { return ns::a_load_index<T>(t, d, wm, i); }, \
+                     [](int t, int wm) { return ns::thread_row<T>(t, wm); });                      \
+    check_b_and_c<T>([](int t, int c) { return ns::b_store_index<T>(t, c); },                      \
+                     [](int t, int wm) { return ns::thread_row<T>(t, wm); },                       \
+                     [](int t, int wn) { return ns::thread_col<T>(t, wn); });                      \
+    EXPECT_EQ(worst_a_store_wavefronts<T>(                                                         \
+                  [](int t, int c, int e) { return ns::a_store_index<T>(t, c, e); }),              \
+              1)                                                                                   \
+        << "an A store is bank-conflicted";                                                        \
+  } while (0)
+
+// ---------------------------------------------------------------- chapter 10
+
+TEST(Chapter10, ChosenPadded) { LADDER_CHECK_TILING(ch10, ch10::Chosen); }
+
+TEST(Chapter10, ChosenSwizzled) {
+  using T = ch10::WithALayout<ch10::Chosen, ch10::ALayout::kSwizzled>;
+  LADDER_CHECK_TILING(ch10, T);
+}
+
+TEST(Chapter10, PaddingByBK) {
+  // BK = 8 pads by 4 (rows stay 16-byte aligned), BK = 16 by 2, BK = 32 by 1.
+  using BK8 = ch10::Tiling<64, 128, 8, 32, 64, 2, 8, 4, 128>;
+  using BK32 = ch10::Tiling<64, 128, 32, 32, 64, 2, 8, 4, 128>;
+  static_assert(BK8::A_STRIDE == 68 && ch10::Chosen::A_STRIDE == 66 && BK32::A_STRIDE == 65);
+  LADDER_CHECK_TILING(ch10, BK8);
+  LADDER_CHECK_TILING(ch10, BK32);
+  using BK32Swizzled = ch10::WithALayout<BK32, ch10::ALayout::kSwizzled>;
+  LADDER_CHECK_TILING(ch10, BK32Swizzled);
+}
+
+TEST(Chapter10, UnpaddedStoreIsBK4Way) {
+  // Chapter 09's layout (stride BM) through the same store mapping: a warp
+  // covers 32 / (BK / 4) rows, so each store is (BK / 4)-way conflicted.
+  using T = ch09::Chosen;
+  const int wavefronts = worst_a_store_wavefronts<T>(
+      [](int t, int c, int e) { return ch09::a_store_index<T>(t, c, e); });
+  EXPECT_EQ(wavefronts, T::BK / 4);
+}
+
+// ---------------------------------------------------------------- chapter 11
+
+TEST(Chapter11, Chosen) {
+  LADDER_CHECK_TILING(ch11, ch11::Chosen);
+  // Two stages, each As then Bs, every one 16-byte aligned.
+  static_assert(ch11::Chosen::A_STAGE_FLOATS % 4 == 0 && ch11::Chosen::STAGE_FLOATS % 4 == 0);
+}
+
+// ---------------------------------------------------------------- chapter 12
+
+using Ch12Bk16 = ch12::Tiling<128, 128, 16, 64, 32, 2, 8, 4, 256, 2, 8>;
+using Ch12Wide = ch12::Tiling<128, 256, 8, 64, 64, 2, 8, 4, 256, 1, 16>;
+using Ch12Small = ch12::Tiling<64, 64, 8, 32, 32, 2, 4, 4, 128, 2, 3>;
+
+TEST(Chapter12, Tilings) {
+  LADDER_CHECK_TILING(ch12, ch12::Chosen);
+  LADDER_CHECK_TILING(ch12, Ch12Bk16);
+  LADDER_CHECK_TILING(ch12, Ch12Wide);
+  LADDER_CHECK_TILING(ch12, Ch12Small);
+  using Swizzled = ch12::WithALayout<Ch12Bk16, ch12::ALayout::kSwizzled>;
+  LADDER_CHECK_TILING(ch12, Swizzled);
+  static_assert(ch12::Chosen::A_STRIDE % 4 == 0, "the chosen tiling keeps 16-byte A reads");
+}
+
+template <class T>
+void check_raster(int tiles_m, int tiles_n) {
+  std::vector<int> visits(tiles_m * tiles_n, 0);
+  for (int block = 0; block < tiles_m * tiles_n; ++block) {
+    const ch12::TileCoord t = ch12::block_tile<T>(block, tiles_m, tiles_n);
+    ASSERT_GE(t.row, 0);
+    ASSERT_LT(t.row, tiles_m);
+    ASSERT_GE(t.col, 0);
+    ASSERT_LT(t.col, tiles_n);
+    ++visits[t.row * tiles_n + t.col];
+  }
+  for (int v : visits) ASSERT_EQ(v, 1) << tiles_m << " x " << tiles_n;
+}
+
+TEST(Chapter12, RasterVisitsEveryTileOnce) {
+  for (int tiles_m : {1, 2, 7, 8, 9, 32, 33}) {
+    for (int tiles_n : {1, 3, 8, 32}) {
+      check_raster<ch12::Chosen>(tiles_m, tiles_n);  // GROUP_M = 8
+      check_raster<Ch12Wide>(tiles_m, tiles_n);      // GROUP_M = 16
+      check_raster<Ch12Small>(tiles_m, tiles_n);     // GROUP_M = 3
+    }
+  }
+  // GROUP_M = 8: the first blocks walk down the first column of 8 tiles.
+  const ch12::TileCoord ninth = ch12::block_tile<ch12::Chosen>(8, 32, 32);
+  EXPECT_EQ(ninth.row, 0);
+  EXPECT_EQ(ninth.col, 1);
+}
+
+// Chapter 12's product on the CPU, block by block and step by step, through
+// its index functions and with the guards its copies use: zero outside A and
+// B, stores only inside C. Checked against a plain triple loop.
+template <class T, bool ALIGNED>
+std::vector<float> emulate_ch12(int M, int N, int K, const std::vector<float>& A,
+                                const std::vector<float>& B, const std::vector<float>& C0,
+                                float alpha, float beta) {
+  std::vector<float> C = C0;
+  const int tiles_m = (M + T::BM - 1) / T::BM, tiles_n = (N + T::BN - 1) / T::BN;
+  std::vector<float> As(T::A_STAGE_FLOATS), Bs(T::BK * T::BN);
+  constexpr int RESULTS = T::WMITER * T::TM * T::WNITER * T::TN;
+  for (int block = 0; block < tiles_m * tiles_n; ++block) {
+    const ch12::TileCoord tile = ch12::block_tile<T>(block, tiles_m, tiles_n);
+    const int block_row = tile.row * T::BM, block_col = tile.col * T::BN;
+    std::vector<float> acc(size_t(T::NUM_THREADS) * RESULTS, 0.0f);
+    for (int tile_k = 0; tile_k < K; tile_k += T::BK) {
+      std::fill(As.begin(), As.end(), NAN);  // what no store reaches stays NaN
+      std::fill(Bs.begin(), Bs.end(), NAN);
+      for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+        const int a_col = tile_k + ch12::a_copy_col<T>(tid);
+        for (int c = 0; c < T::A_COPIES; ++c) {
+          const int row = block_row + ch12::a_copy_row<T>(tid, c);
+          for (int e = 0; e < 4; ++e) {
+            // ALIGNED: the float4 is inside when its first element is (K % 4 == 0).
+            const bool inside = row < M && (ALIGNED ? a_col < K : a_col + e < K);
+            As[ch12::a_store_index<T>(tid, c, e)] = inside ? A[size_t(row) * K + a_col + e] : 0.0f;
+          }
+        }
+        const int b_col = block_col + ch12::b_copy_col<T>(tid);
+        for (int c = 0; c < T::B_COPIES; ++c) {
+          const int row = tile_k + ch12::b_copy_row<T>(tid, c);
+          for (int e = 0; e < 4; ++e) {
+            const bool inside = row < K && (ALIGNED ? b_col < N : b_col + e < N);
+            Bs[ch12::b_store_index<T>(tid, c) + e] = inside ? B[size_t(row) * N + b_col + e] : 0.0f;
+          }
+        }
+      }
+      for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+        float* a = &acc[size_t(tid) * RESULTS];
+        for (int dot = 0; dot < T::BK; ++dot) {
+          for (int wm = 0; wm < T::WMITER; ++wm) {
+            for (int i = 0; i < T::TM; ++i) {
+              const float x = As[ch12::a_load_index<T>(tid, dot, wm, i & ~3) + (i & 3)];
+              for (int wn = 0; wn < T::WNITER; ++wn) {
+                for (int j = 0; j < T::TN; ++j) {
+                  const float y = Bs[ch12::b_load_index<T>(tid, dot, wn, j & ~3) + (j & 3)];
+                  a[(wm * T::TM + i) * T::WNITER * T::TN + wn * T::TN + j] += x * y;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    for (int tid = 0; tid < T::NUM_THREADS; ++tid) {
+      for (int wm = 0; wm < T::WMITER; ++wm) {
+        for (int i = 0; i < T::TM; ++i) {
+          const int row = block_row + ch12::thread_row<T>(tid, wm) + i;
+          if (row >= M) continue;
+          for (int wn = 0; wn < T::WNITER; ++wn) {
+            for (int j = 0; j < T::TN; ++j) {
+              const int col = block_col + ch12::thread_col<T>(tid, wn) + j;
+              if (col >= N) continue;
+              const float r = acc[size_t(tid) * RESULTS + (wm * T::TM + i) * T::WNITER * T::TN +
+                                  wn * T::TN + j];
+              float& out = C[size_t(row) * N + col];
+              out = beta == 0.0f ? alpha * r : alpha * r + beta * out;
+            }
+          }
+        }
+      }
+    }
+  }
+  return C;
+}
+
+template <class T, bool ALIGNED>
+void check_product(int M, int N, int K, float beta) {
+  std::vector<float> A(size_t(M) * K), B(size_t(K) * N), C0(size_t(M) * N);
+  // Small integers: every product and sum is exact in float, in any order.
+  for (size_t i = 0; i < A.size(); ++i) A[i] = float(int(i * 7 % 5) - 2);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = float(int(i * 3 % 7) - 3);
+  for (size_t i = 0; i < C0.size(); ++i) C0[i] = beta == 0.0f ? NAN : float(int(i % 3) - 1);
+  const float alpha = 2.0f;
+  const std::vector<float> C = emulate_ch12<T, ALIGNED>(M, N, K, A, B, C0, alpha, beta);
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; ++k) sum += A[size_t(i) * K + k] * B[size_t(k) * N + j];
+      const float expected =
+          beta == 0.0f ? alpha * sum : alpha * sum + beta * C0[size_t(i) * N + j];
+      ASSERT_EQ(C[size_t(i) * N + j], expected)
+          << M << "x" << N << "x" << K << " at " << i << ", " << j;
+    }
+  }
+}
+
+TEST(Chapter12, EmulatedProductWithEdges) {
+  using T = ch12::Chosen;
+  check_product<T, false>(1, 1, 1, 0.0f);
+  check_product<T, false>(127, 255, 63, 0.5f);
+  check_product<T, false>(130, 131, 17, 0.0f);
+  check_product<T, true>(200, 260, 44, 0.5f);  // K % 4 == 0, N % 4 == 0
+  check_product<T, true>(128, 128, 8, 0.0f);
+  check_product<Ch12Small, false>(70, 33, 9, 0.5f);
+  check_product<Ch12Wide, true>(129, 300, 20, 0.5f);
+}
+
+}  // namespace

@@ -1,0 +1,523 @@
+"""The book's analysis directives (docs/_ext/ladder_analysis*.py).
+
+The pure tests call ladder_analysis_data on synthetic dictionaries. The
+build tests render a scratch page that uses every directive, with sphinx-build
+-W, against the chapters' binaries in the build folder and the synthetic
+results under tests/fixtures/results/ (never shown in the real book). They
+are skipped, with the reason, only when build/bin/bankmap or a chapter binary
+they read is missing.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+FIXTURES = ROOT / "tests" / "fixtures" / "results"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import ladder_analysis_data as analysis  # noqa: E402
+import ladder_data as data  # noqa: E402
+
+# -- Kernel names ---------------------------------------------------------------
+
+TEMPLATED = ("void ch08::sgemm_warptiled<ch08::Tiling<64, 128, 16> >"
+             "(int, int, int, float, float const*, float const*, float, float*)")
+
+
+def test_kernel_names_are_reduced_to_the_function():
+    assert analysis.base_name(TEMPLATED) == "sgemm_warptiled"
+    assert analysis.base_name("ch01::sgemm_naive(int, float*)") == "sgemm_naive"
+    # ncu's spelling: no namespace, no return type, or a return type without one.
+    assert analysis.base_name("sgemm_naive(int, const float *)") == "sgemm_naive"
+    assert analysis.base_name("void sgemm_warptiled<Tiling<1, 2>>(int)") == "sgemm_warptiled"
+    assert analysis.short_name(TEMPLATED) == "sgemm_warptiled<Tiling<64, 128, 16> >"
+    assert analysis.is_chapter_kernel(TEMPLATED)
+    assert not analysis.is_chapter_kernel("ladder::fill_uniform(float*, unsigned long)")
+    entries = [{"name": TEMPLATED}, {"name": "ladder::fill_uniform(float*)"},
+               {"name": "ch08::sgemm_other(int)"}]
+    assert analysis.select_kernels(entries, None) == [entries[0], entries[2]]
+    assert analysis.select_kernels(entries, "other") == [entries[2]]
+
+
+def test_a_missing_binary_says_how_to_build_it(tmp_path):
+    with pytest.raises(analysis.AnalysisError, match=r"build the chapters first"):
+        analysis.require_binary(tmp_path, "04-smem-tiling")
+
+
+def test_the_build_folder_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.delenv(analysis.BUILD_DIR_VARIABLE, raising=False)
+    assert analysis.build_dir(tmp_path) == tmp_path / "build"
+    monkeypatch.setenv(analysis.BUILD_DIR_VARIABLE, str(tmp_path / "other"))
+    assert analysis.build_dir(tmp_path) == tmp_path / "other"
+
+
+# -- Formatting -----------------------------------------------------------------
+
+
+def test_formatting():
+    assert analysis.format_count(812) == "812"
+    assert analysis.format_count(12345.0) == "12,345"
+    assert analysis.format_count(2684354560.0) == "2.68 G"
+    assert analysis.format_count(134217728.0) == "134 M"
+    assert analysis.format_count(563435.0) == "563 k"
+    assert analysis.format_bytes(512) == "512 B"
+    assert analysis.format_bytes(8192) == "8 KiB"
+    assert analysis.format_bytes(12800) == "12.5 KiB"
+    assert analysis.format_difference(1.25, 1.0) == "+25.0%"
+    assert analysis.format_difference(0.9, 1.0) == "-10.0%"
+    assert analysis.format_difference(None, 1.0) == analysis.DASH
+    assert analysis.format_difference(1.0, 0.0) == analysis.DASH
+    assert analysis.format_ratio(None) == analysis.DASH
+
+
+# -- Resources and occupancy ----------------------------------------------------
+
+RESOURCE = {"name": "ch04::sgemm_smem_tiled(int, float*)", "arch": "sm_90", "registers": 32,
+            "shared_bytes": 8192, "local_bytes": 0, "stack_bytes": 0}
+
+
+def reported(**overrides) -> analysis.ReportedResources:
+    values = {"threads_per_block": 1024, "registers_per_thread": 32, "static_smem_bytes": 8192,
+              "dynamic_smem_bytes": 0, "local_bytes_per_thread": 0, "blocks_per_sm": 2,
+              "occupancy": 1.0}
+    arch = overrides.pop("arch", "sm_90")
+    values.update(overrides)
+    return analysis.ReportedResources("Test GPU", arch, values)
+
+
+def test_resources_rows_compute_and_compare():
+    rows = analysis.resources_rows([RESOURCE], [1024], [reported()])
+    computed, gpu = rows
+    # 1024 threads of 32 registers: 2 blocks fill the SM's 64 warps and its registers.
+    assert computed == ["sgemm_smem_tiled", "computed, sm_90", "1024", "32", "8 KiB", "0", "2",
+                        "threads, registers", "100.0%", ""]
+    assert gpu[1] == "reported by Test GPU" and gpu[-1] == "agrees"
+    assert analysis.resources_rows([RESOURCE], [1024], [reported(blocks_per_sm=1)])[1][-1] == (
+        "differs")
+    more_registers = reported(registers_per_thread=40)
+    assert analysis.resources_rows([RESOURCE], [1024], [more_registers])[1][-1] == "differs"
+
+
+def test_resources_on_another_architecture_check_the_arithmetic_only():
+    # An sm_86 build has its own registers; its blocks/SM is compared with
+    # blocks_per_sm for what it reported: 1536 threads/SM hold 1 block of 1024.
+    assert analysis.agreement(RESOURCE, analysis.computed_occupancy(RESOURCE, 1024),
+                              reported(arch="sm_86", registers_per_thread=40,
+                                       blocks_per_sm=1)) == "agrees"
+    assert analysis.agreement(RESOURCE, analysis.computed_occupancy(RESOURCE, 1024),
+                              reported(arch=None)) == "not comparable"
+    assert analysis.arch_of_capability("9.0") == "sm_90"
+    assert analysis.arch_of_capability("12.0") is None
+
+
+ELF = """
+.nv.info._ZN4ch0416sgemm_smem_tiledEiiifPKfS1_fPf
+	<0x15>
+	Attribute:	EIATTR_MAX_THREADS
+	Format:	EIFMT_SVAL
+	Value:	0x400 0x1 0x1
+	<0x16>
+	Attribute:	EIATTR_CBANK_PARAM_SIZE
+	Value:	0x30
+.nv.info._ZN6ladder12fill_uniformEPfmj
+	Attribute:	EIATTR_CBANK_PARAM_SIZE
+	Value:	0x14
+.nv.info._Z1kv
+	Attribute:	EIATTR_MAX_THREADS
+	Value:	0x20 0x8 0x1
+"""
+
+
+def test_launch_bounds_from_the_elf():
+    assert analysis.parse_launch_bounds(ELF) == {
+        "_ZN4ch0416sgemm_smem_tiledEiiifPKfS1_fPf": 1024, "_Z1kv": 256}
+
+
+# -- The K-loop mix ---------------------------------------------------------------
+
+LOOP = {
+    "instructions": 100, "ffma": 64, "ffma_share": 0.64, "barriers": 2,
+    "shared_loads": {"32": 8, "128": 4}, "shared_stores": {"32": 2},
+    "global_loads": {"128": 2}, "global_stores": {}, "async_copies": {},
+    "by_opcode": {}, "start": "0x0100", "end": "0x0800", "inner_loops": [],
+}
+
+
+def test_mix_rows_and_categories_add_up():
+    categories = analysis.mix_categories(LOOP)
+    assert categories == {"FFMA": 64, "shared loads": 12, "shared stores": 2,
+                          "global loads": 2, "barriers": 2, "other": 18}
+    assert sum(categories.values()) == LOOP["instructions"]
+    rows = dict(analysis.mix_rows(LOOP))
+    assert rows["shared loads, 32-bit (LDS)"] == 8
+    assert rows["shared loads, 128-bit (LDS.128)"] == 4
+    assert rows["global loads, 128-bit (LDG.E.128)"] == 2
+    assert rows["cp.async copies (LDGSTS)"] == 0
+    assert rows["other"] == 18
+
+
+def test_mix_table_has_a_per_tile_column_when_counted():
+    header, rows = analysis.mix_table(LOOP)
+    assert header == ["in the K-loop", "body", "share"]
+    assert rows[1] == ["FFMA", "64", "64.0%"]
+    loop = copy.deepcopy(LOOP)
+    loop["per_k_tile"] = {**copy.deepcopy(LOOP), "inner_trips": 8, "instructions": 200,
+                          "ffma": 128}
+    header, rows = analysis.mix_table(loop)
+    assert header[3] == "per K-tile (inner loop \u00d7 8)"
+    assert rows[1] == ["FFMA", "64", "64.0%", "128", "64.0%"]
+
+
+def test_pick_kernel_wants_exactly_one(tmp_path):
+    results = [{"name": "ch09::sgemm_a<1>(int)"}, {"name": "ch09::sgemm_a<2>(int)"},
+               {"name": "ladder::fill_uniform(float*)"}]
+    with pytest.raises(analysis.AnalysisError, match="choose one with :kernel:"):
+        analysis.pick_kernel(results, None, tmp_path)
+    assert analysis.pick_kernel(results, "<2>", tmp_path) is results[1]
+    with pytest.raises(analysis.AnalysisError, match="no sgemm_"):
+        analysis.pick_kernel(results, "<3>", tmp_path)
+
+
+# -- Bank maps -----------------------------------------------------------------
+
+
+def test_bank_rows_and_summary():
+    report = {"name": "x", "width_bytes": 8, "wavefronts": 4, "ideal_wavefronts": 2,
+              "conflict_degree": 2.0,
+              "lanes": [{"lane": i, "active": i != 3, "bank": (2 * i) % 32} for i in range(32)]}
+    rows = analysis.bank_rows(report)
+    assert len(rows) == 4 and all(len(row) == 8 for row in rows)
+    assert rows[0][:4] == ["0\u21920\u20131", "1\u21922\u20133", "2\u21924\u20135", "3: off"]
+    assert analysis.bank_summary(report) == "4 wavefronts, 2-way (ideal 2)"
+    report["conflict_degree"] = 1.5
+    assert analysis.bank_summary(report) == "4 wavefronts, 1.50-way (ideal 2)"
+
+
+# -- ncu counters ----------------------------------------------------------------
+
+
+def counters(**values) -> analysis.KernelCounters:
+    metrics = {analysis.METRIC[key]: value for key, value in values.items()}
+    return analysis.KernelCounters("sgemm_x(int)", metrics)
+
+
+def test_ncu_ratios():
+    kernel = counters(ld_instructions=100.0, ld_wavefronts=250.0, st_instructions=0.0,
+                      st_wavefronts=0.0, global_requests=10.0, global_sectors=40.0)
+    assert kernel.per_instruction("ld") == 2.5
+    assert kernel.per_instruction("st") is None  # no store instruction: no ratio
+    assert kernel.sectors_per_request == 4.0
+    assert counters().sectors_per_request is None  # an older ncu.json without them
+
+
+def test_ncu_row_with_a_model():
+    kernel = counters(ld_instructions=100.0, ld_wavefronts=125.0, ld_conflicts=25.0,
+                      st_instructions=10.0, st_wavefronts=10.0, st_conflicts=0.0)
+    models = (True, False)
+    top, bottom = analysis.ncu_header(models)
+    row = analysis.ncu_row("04-x", kernel, 1.0, None, models)
+    assert len(row) == len(bottom) == 2 + 6 + 4 + 1
+    assert dict(zip(bottom[:8], row[:8])) == {
+        "chapter": "04-x", "kernel": "sgemm_x", "instructions": "100", "wavefronts": "125",
+        "wavefronts/instr.": "1.25", "model": "1.00", "difference": "+25.0%",
+        "bank conflicts": "25"}
+    assert row[-1] == analysis.DASH
+    assert top[2] == ("shared loads", 6)
+
+
+def test_model_values_one_or_one_per_chapter():
+    assert analysis.parse_model(None, 2) == [None, None]
+    assert analysis.parse_model("1.0", 2) == [1.0, 1.0]
+    assert analysis.parse_model("1.0 -", 2) == [1.0, None]
+    with pytest.raises(analysis.AnalysisError):
+        analysis.parse_model("1 2 3", 2)
+    with pytest.raises(analysis.AnalysisError):
+        analysis.parse_model("one", 1)
+
+
+def test_ncu_fixture_reads():
+    ncu = analysis.load_ncu(FIXTURES, "h200")
+    entry = analysis.ncu_entry(ncu, "04-smem-tiling")
+    (kernel,) = analysis.entry_kernels(entry)
+    assert kernel.per_instruction("ld") == 1.25
+    assert analysis.entry_kernels(analysis.ncu_entry(ncu, "06-2d-register-tiling")) == []
+    assert analysis.ncu_entry(ncu, "transpose")["size"] == "4096"
+    assert analysis.ncu_entry({"transpose": {"size": "1", "kernels": {}}}, "transpose")
+    assert analysis.load_ncu(FIXTURES, "fake-gpu") is None
+
+
+# -- The sweep ---------------------------------------------------------------------
+
+
+def test_sweep_in_the_layout_of_code_sweep_py():
+    sweep = analysis.load_sweep(FIXTURES, "h200", "09-autotuning")
+    assert len(sweep.configs) == 14
+    assert sweep.winner["params"] == {"BM": 128, "BN": 128, "BK": 16}
+    assert sweep.median_gflops == 5650.0
+    assert sweep.size == (4096, 4096, 4096)
+    top = sweep.top()
+    assert len(top) == 10 and top[0] is sweep.winner
+    # The incorrect one was faster than the second, and is not ranked.
+    assert all(config["correct"] for config in top)
+    header, rows = analysis.sweep_rows(sweep)
+    assert header == ["#", "BM", "BN", "BK", "GFLOP/s", "% of cuBLAS", "registers", "blocks/SM"]
+    assert rows[0] == ["1 (chosen)", "128", "128", "16", "15,000", "75.0%", "128", "2"]
+    assert rows[1][0] == "2"
+
+
+def test_sweep_in_the_flat_layout():
+    content = {"size": [1024, 1024, 1024], "configs": [
+        {"params": {"BM": 64}, "correct": True, "gflops": 10.0, "registers": 90},
+        {"params": {"BM": 128}, "correct": True, "gflops": 30.0},
+        {"params": {"BM": 256}, "correct": False, "gflops": 99.0}]}
+    sweep = analysis.parse_sweep(content, "flat")
+    assert sweep.winner["params"] == {"BM": 128}  # no "winner": the fastest correct
+    assert sweep.median_gflops == 20.0
+    assert sweep.size == (1024, 1024, 1024)
+    assert [c["params"]["BM"] for c in sweep.top()] == [128, 64]
+
+
+@pytest.mark.parametrize("content, message", [
+    ({}, "configs is missing"),
+    ({"configs": [{"correct": True}]}, r"configs\[0\]\.params is missing"),
+    ({"configs": [{"params": {}}]}, r"configs\[0\]\.correct is missing"),
+    ({"configs": [{"params": {}, "result": {}}]}, r"result\.status is missing"),
+])
+def test_bad_sweeps_are_errors(content, message):
+    with pytest.raises(data.ResultsError, match=message):
+        analysis.parse_sweep(content, "sweep.json")
+
+
+# -- The transpose exercise ---------------------------------------------------------
+
+
+def test_transpose_rows():
+    content = analysis.load_transpose(FIXTURES, "h200")
+    first, second = content["sizes"]
+    rows = analysis.transpose_rows(first)
+    assert [row[0] for row in rows] == ["copy", "naive", "tiled_32x32", "tiled_32x33",
+                                        "tiled_swizzled", "cudaMemcpy"]
+    assert rows[2] == ["tiled_32x32", "0.1200 [0.1188\u20130.1224]", "1,083", "39.6%", "yes"]
+    assert rows[4][-1] == "NO (12 differ)"
+    assert analysis.transpose_rows(second) == [["copy", "not timed", analysis.DASH,
+                                                analysis.DASH, "yes"]]
+    entry = analysis.ncu_entry(analysis.load_ncu(FIXTURES, "h200"), "transpose")
+    counter_rows = analysis.transpose_counter_rows(entry, ["tiled_32x32", "tiled_32x33", "odd"])
+    assert counter_rows[0] == ["tiled_32x32", "100", "3,200", "32.00", "3,100"]
+    assert counter_rows[1][3] == "1.00"
+    assert counter_rows[2] == ["odd"] + [analysis.DASH] * 4
+
+
+def test_a_transpose_file_without_sizes_is_an_error(tmp_path):
+    (tmp_path / "h200").mkdir()
+    (tmp_path / "h200" / "transpose.json").write_text('{"sizes": [{"rows": 1}]}')
+    with pytest.raises(data.ResultsError, match="needs rows, cols and variants"):
+        analysis.load_transpose(tmp_path, "h200")
+
+
+# -- Scratch builds against the binaries -------------------------------------------
+
+BUILD = Path(os.environ.get(analysis.BUILD_DIR_VARIABLE, ROOT / "build"))
+NEEDED = ["bankmap", "01-naive", "04-smem-tiling", "08-warp-tiling"]
+
+
+@pytest.fixture(scope="module")
+def binaries() -> Path:
+    missing = [name for name in NEEDED if not (BUILD / "bin" / name).is_file()]
+    if missing:
+        pytest.skip(f"not built in {BUILD}/bin: {', '.join(missing)} (cmake --build build)")
+    return BUILD
+
+
+@pytest.fixture(scope="module")
+def sphinx_python() -> str:
+    """An interpreter with Sphinx and MyST (the book's virtual environment)."""
+    if importlib.util.find_spec("sphinx") and importlib.util.find_spec("myst_parser"):
+        return sys.executable
+    python = BUILD / "venv" / "bin" / "python"
+    if not python.is_file():
+        pytest.skip("no Python with Sphinx: run python3 docs/build_book.py --env-only")
+    return str(python)
+
+
+def results_copy(target: Path, resources: dict | None = None) -> Path:
+    """The fixture results with fresh hashes for the files in the tree, and
+    (when given) "resources" in the h200 result of 04-smem-tiling."""
+    shutil.copytree(FIXTURES, target)
+    gpu = target / "h200"
+    for path in [*(gpu / "chapters").glob("*.json"), gpu / "sweep-09-autotuning.json",
+                 gpu / "transpose.json"]:
+        content = json.loads(path.read_text())
+        content["provenance"]["source_sha256"] = data.sha256_of(
+            ROOT / content["provenance"]["source"])
+        path.write_text(json.dumps(content))
+    if resources is not None:
+        source = ROOT / "chapters" / "04-smem-tiling" / "kernel.cu"
+        result = json.loads((gpu / "chapters" / "01-naive.json").read_text())
+        result.update(chapter="04-smem-tiling", resources=resources)
+        result["provenance"].update(source="chapters/04-smem-tiling/kernel.cu",
+                                    source_sha256=data.sha256_of(source), compute_capability="9.0")
+        (gpu / "chapters" / "04-smem-tiling.json").write_text(json.dumps(result))
+    return target
+
+
+def build_page(python: str, tmp_path: Path, page: str, results: Path,
+               build: Path) -> subprocess.CompletedProcess:
+    source = tmp_path / "src"
+    source.mkdir(exist_ok=True)
+    (source / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
+        f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
+    (source / "index.md").write_text(page)
+    return subprocess.run(
+        [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "-b", "html", str(source),
+         str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=240,
+        env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
+                 **{analysis.BUILD_DIR_VARIABLE: str(build)}),
+    )
+
+
+def page_text(tmp_path: Path) -> str:
+    """The page's HTML, its figures' base64 removed, tags collapsed to spaces."""
+    import re
+
+    content = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    content = re.sub(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+", "SVG", content)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", content))
+
+
+EVERY_DIRECTIVE = """# Scratch
+
+```{ladder-resources} 04-smem-tiling
+```
+
+```{ladder-resources} 08-warp-tiling
+:threads: 128
+```
+
+```{ladder-sass} 08-warp-tiling
+:kernel: sgemm_warptiled
+```
+
+```{ladder-mix-figure}
+```
+
+```{ladder-bankmap} transpose.32x32.column-read
+:figure:
+```
+
+```{ladder-bankmap}
+:stride: 4
+:width: 16
+```
+
+```{ladder-ncu} 01-naive 04-smem-tiling 06-2d-register-tiling
+:predicted-ld: 1.0
+```
+
+```{ladder-sweep} 09-autotuning
+```
+
+```{ladder-transpose}
+```
+"""
+
+
+def test_every_directive_renders(binaries, sphinx_python, tmp_path):
+    source = ROOT / "chapters" / "04-smem-tiling" / "kernel.cu"
+    assert source.is_file()
+    resources = analysis.kernel_resources(binaries / "bin" / "04-smem-tiling")
+    (kernel,) = analysis.select_kernels(resources, None)
+    occ = analysis.computed_occupancy(kernel, 1024)
+    measured = {"threads_per_block": 1024, "registers_per_thread": kernel["registers"],
+                "static_smem_bytes": kernel["shared_bytes"], "dynamic_smem_bytes": 0,
+                "local_bytes_per_thread": 0, "blocks_per_sm": occ["blocks_per_sm"],
+                "occupancy": occ["occupancy"]}
+    results = results_copy(tmp_path / "results", measured)
+    done = build_page(sphinx_python, tmp_path, EVERY_DIRECTIVE, results, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = page_text(tmp_path)
+    # Resources: the computation, then the GPU's report, which agrees.
+    assert f"computed, sm_90 1024 {kernel['registers']}" in text
+    assert "reported by Fixture GPU A (h200 folder)" in text and " agrees " in text
+    # The K-loop mix of chapter 08.
+    assert "in the K-loop body share" in text and "FFMA" in text
+    assert "sgemm_warptiled" in text
+    # Bank maps: the 32-way column, and the conflict-free 16-byte walk.
+    assert "31\u21920" in text and "32 wavefronts, 32-way (ideal 1)" in text
+    assert "4 wavefronts, 1-way (ideal 4)" in text
+    # ncu: ratio, model and difference; a chapter with no counters says so.
+    assert "1.25 1.00 +25.0%" in text
+    assert "06-2d-register-tiling not measured" in text
+    # The sweep, the chosen configuration first; the transpose with its counters.
+    assert "1 (chosen) 128 128 16 15,000" in text
+    assert "tiled_32x32 100 3,200 32.00 3,100" in text
+    assert "Stale" not in text
+    # Every figure twice, light and dark: mix, bank map, sweep.
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert html.count("only-light") == html.count("only-dark") == 3
+
+
+def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
+    empty = tmp_path / "results"
+    empty.mkdir()
+    page = ("# Scratch\n\n```{ladder-ncu} 04-smem-tiling\n```\n\n"
+            "```{ladder-resources} 04-smem-tiling\n```\n\n"
+            "```{ladder-sweep} 09-autotuning\n```\n\n```{ladder-transpose}\n```\n")
+    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = page_text(tmp_path)
+    assert text.count("Not measured yet") == 2 and "Not swept yet" in text
+    # Without a result, the block size is the kernel's __launch_bounds__.
+    assert "computed, sm_90 1024" in text and "__launch_bounds__" in text
+
+
+@pytest.mark.parametrize("page, message", [
+    # Chapter 01's kernel has no __launch_bounds__ to take the block size from.
+    ("```{ladder-resources} 01-naive\n```\n", "add the option :threads: N"),
+    ("```{ladder-sass} 99-absent\n```\n", "bin/99-absent does not exist"),
+    ("```{ladder-bankmap} no.such.access\n```\n", "no access named 'no.such.access'"),
+    ("```{ladder-bankmap}\n```\n", "give an access name"),
+    ("```{ladder-sass} 04-smem-tiling\n:kernel: nothing\n```\n", "no sgemm_"),
+])
+def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, message):
+    empty = tmp_path / "results"
+    empty.mkdir()
+    done = build_page(sphinx_python, tmp_path, "# Scratch\n\n" + page, empty, binaries)
+    assert done.returncode != 0
+    assert message in done.stderr
+
+
+def test_a_missing_build_folder_fails_the_build(sphinx_python, tmp_path):
+    empty = tmp_path / "results"
+    empty.mkdir()
+    page = "# Scratch\n\n```{ladder-mix-figure}\n```\n"
+    done = build_page(sphinx_python, tmp_path, page, empty, tmp_path / "no-build")
+    assert done.returncode != 0
+    assert "no chapter binary" in done.stderr
+
+
+def test_a_stale_sweep_or_transpose_is_marked_and_reported(binaries, sphinx_python, tmp_path):
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURES, results)  # their source hashes are zeros: stale
+    page = "# Scratch\n\n```{ladder-sweep} 09-autotuning\n```\n\n```{ladder-transpose}\n```\n"
+    done = build_page(sphinx_python, tmp_path, page, results, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = page_text(tmp_path)
+    assert "Stale sweep" in text and "Stale result" in text
+    report = json.loads((tmp_path / "out" / "ladder-stale.json").read_text())
+    assert sorted(Path(r["file"]).name for r in report) == [
+        "sweep-09-autotuning.json", "transpose.json"]
