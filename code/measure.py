@@ -69,11 +69,27 @@ def build(build_dir: Path) -> None:
 
 
 def chapter_binaries(build_dir: Path, wanted: list[str]) -> list[Path]:
+    """Every chapter's binary, and its variants (a binary named after the
+    chapter's folder plus a suffix, such as 10-padding-swizzled)."""
     chapters = sorted(p.name for p in (ROOT / "chapters").iterdir()
                       if (p / "kernel.cu").exists())
     if wanted:
         chapters = [c for c in chapters if c in wanted]
-    return [build_dir / "bin" / c for c in chapters if (build_dir / "bin" / c).exists()]
+    binaries = []
+    for chapter in chapters:
+        binaries += sorted(p for p in (build_dir / "bin").glob(f"{chapter}*")
+                           if p.name == chapter or p.name.startswith(chapter + "-"))
+    return binaries
+
+
+def merge_write(path: Path, common: dict, key: str, entries: dict) -> None:
+    """Writes common + {key: entries}; a partial run (--chapters) keeps the
+    entries of chapters it did not run from the file already there."""
+    merged = {}
+    if path.exists():
+        merged = json.loads(path.read_text()).get(key, {})
+    merged.update(entries)
+    path.write_text(json.dumps({**common, key: dict(sorted(merged.items()))}, indent=2) + "\n")
 
 
 def gpu_tests(build_dir: Path) -> dict:
@@ -253,11 +269,9 @@ def main() -> int:
               "git_commit": provenance["git_commit"]}
     (target / "gpu-tests.json").write_text(json.dumps({**common, **tests}, indent=2) + "\n")
     if sanitizer:
-        (target / "sanitizer.json").write_text(
-            json.dumps({**common, "chapters": sanitizer}, indent=2) + "\n")
+        merge_write(target / "sanitizer.json", common, "chapters", sanitizer)
     if counters:
-        (target / "ncu.json").write_text(
-            json.dumps({**common, "metrics": NCU_METRICS, "chapters": counters}, indent=2) + "\n")
+        merge_write(target / "ncu.json", {**common, "metrics": NCU_METRICS}, "chapters", counters)
 
     say(f"wrote {target.relative_to(ROOT)}")
     print(f"\n{'chapter':28} " + " ".join(f"{s:>9}" for s in sizes) + "   (% of cuBLAS)")
