@@ -440,12 +440,14 @@ def main() -> int:
 
     say(f"running {len(configs)} configurations at {args.size} ({' '.join(RUN_ARGS)})")
     swept = []
+    runs_dir = build_dir / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
     for i, params in enumerate(configs, 1):
         binary = binaries[config_name(params)]
         if binary is None:
             result = {"status": "build failed", "why": "did not compile"}
         else:
-            result = run_config(binary, args.size, build_dir / "runs" / f"{binary.name}.json")
+            result = run_config(binary, args.size, runs_dir / f"{binary.name}.json")
         if result["status"] == "no-gpu":
             print(f"sweep: the GPU could not be used: {result['why']}; nothing was written")
             return NO_GPU

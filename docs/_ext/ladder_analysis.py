@@ -3,30 +3,38 @@
 Computed at build time from the chapters' binaries (the build folder is
 $LADDER_BUILD_DIR, default <repo>/build; a missing binary fails the build):
 
-``{ladder-resources} <slug>``  options ``:threads:``, ``:kernel:``
-    per sgemm_ kernel of build/bin/<slug>: registers, static shared memory,
-    spills, and the occupancy they allow (code/analysis/occupancy.py), with
-    a row per GPU whose result for the chapter reports its resources, and
-    whether that agrees with the computation.
+``{ladder-resources} <slug>``  options ``:kernel:``, ``:threads:``, ``:dynamic-smem:``
+    per sgemm_ kernel of build/bin/<slug> (those whose name contains
+    ``:kernel:``): registers, shared memory, spills, and the occupancy they
+    allow (code/analysis/occupancy.py), then a row per GPU whose result for
+    the chapter reports its resources, and whether that agrees. The block
+    size comes from the GPU's fresh result, else ``:threads:``, else the
+    kernel's ``__launch_bounds__``, else a stale result; dynamic shared
+    memory from the fresh result, else ``:dynamic-smem:``, else none when
+    the kernel's PTX declares none. Lacking either is an error.
 ``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
-    the instruction mix of the K-loop of the chapter's sgemm_ kernel
-    (code/analysis/sass_mix.py).
+    the instruction mix of the K-loop of the chapter's one sgemm_ kernel
+    (code/analysis/sass_mix.py); with ``:inner-trips: N`` also per K-tile.
 ``{ladder-mix-figure}``
     the K-loop mix of every chapter binary present, as stacked bars.
-``{ladder-bankmap} <access>``  or with ``:stride:`` and ``:width:``; ``:figure:``
+``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts.
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
 
 ``{ladder-ncu} <slug> [<slug> ...]``  options ``:predicted-ld:``, ``:predicted-st:``
-    ncu's shared-memory and global-load counters per chapter kernel.
+    ncu's shared-memory and global-load counters per chapter kernel; a
+    prediction (a number, or a bankmap access name whose wavefronts are the
+    model; one for all chapters or one per chapter) adds a model column.
 ``{ladder-sweep} <chapter>``
     the autotuning sweep: every configuration as a point, the ten fastest.
 ``{ladder-transpose}``
     chapter 10's transpose exercise, per size, with ncu's counters if any.
 
-Computing lives in ladder_analysis_data, drawing in ladder_analysis_plots.
+A sweep or transpose file whose source has changed is marked stale and
+listed in ladder-stale.json, like a chapter result. Computing lives in
+ladder_analysis_data, drawing in ladder_analysis_plots.
 """
 
 from __future__ import annotations
@@ -121,7 +129,8 @@ class ResourcesDirective(_AnalysisDirective):
     """Registers, shared memory, spills and occupancy of a chapter's kernels."""
 
     required_arguments = 1
-    option_spec = {"threads": directives.positive_int, "kernel": directives.unchanged_required}
+    option_spec = {"threads": directives.positive_int, "kernel": directives.unchanged_required,
+                   "dynamic-smem": directives.nonnegative_int}
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
@@ -132,8 +141,17 @@ class ResourcesDirective(_AnalysisDirective):
             raise analysis.AnalysisError(f"{path} has no {analysis.KERNEL_PREFIX}* kernel")
         reported = self.reported(slug)
         bounds = analysis.launch_bounds(path)
-        threads, source = zip(*(self.threads(reported, bounds.get(k["mangled"])) for k in kernels))
-        rows = analysis.resources_rows(kernels, list(threads), [r for r, _ in reported])
+        dynamic_users = analysis.dynamic_shared_users(path)
+        launches, sources = [], set()
+        for kernel in kernels:
+            threads, threads_from = self.threads(reported, bounds.get(kernel["mangled"]))
+            uses_dynamic = None if dynamic_users is None else kernel["mangled"] in dynamic_users
+            dynamic, dynamic_from = self.dynamic_smem(reported, uses_dynamic)
+            launches.append(analysis.Launch(threads, dynamic))
+            sources.add(f"threads per block from {threads_from}")
+            if dynamic_from:
+                sources.add(f"dynamic shared memory {dynamic_from}")
+        rows = analysis.resources_rows(kernels, launches, [r for r, _ in reported])
         table = _table([analysis.RESOURCES_HEADER], rows, classes=["ladder-table"])
         output: list[nodes.Node] = [table]
         for _, result in reported:
@@ -142,8 +160,8 @@ class ResourcesDirective(_AnalysisDirective):
                 self.note_stale(result)
         output.append(_paragraph(
             f"Computed by `code/analysis/occupancy.py` from `cuobjdump -res-usage` of "
-            f"`bin/{slug}`, threads per block from {' and '.join(sorted(set(source)))}; "
-            "reported: `cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU.",
+            f"`bin/{slug}`, {'; '.join(sorted(sources))}. Reported: "
+            "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU.",
             ["ladder-provenance"]))
         return output
 
@@ -181,6 +199,34 @@ class ResourcesDirective(_AnalysisDirective):
         raise analysis.AnalysisError(
             f"no GPU result for {self.arguments[0]} gives its threads per block, and its "
             "kernel has no __launch_bounds__: add the option :threads: N")
+
+    def dynamic_smem(self, reported, uses_dynamic: bool | None) -> tuple[int, str | None]:
+        """A kernel's dynamic shared memory per block and where it came from:
+        the GPU's fresh result, else :dynamic-smem:, else none when its PTX
+        declares none, else a stale result; a kernel that uses dynamic shared
+        memory (sized at launch) needs one of them."""
+        fresh = [r.data.get("dynamic_smem_bytes") for r, result in reported if not result.stale]
+        fresh = [value for value in fresh if isinstance(value, int)]
+        given = self.options.get("dynamic-smem")
+        if fresh and given is not None and given != fresh[0]:
+            raise analysis.AnalysisError(
+                f":dynamic-smem: {given}, but the GPU launched {self.arguments[0]} with "
+                f"{fresh[0]} bytes: correct the option")
+        if fresh:
+            return fresh[0], "from the GPU's result" if fresh[0] else None
+        if given is not None:
+            return given, "from the page"
+        if uses_dynamic is False:
+            return 0, None
+        stale = [r.data.get("dynamic_smem_bytes") for r, _ in reported]
+        stale = [value for value in stale if isinstance(value, int)]
+        if stale:
+            return stale[0], "from the GPU's (stale) result"
+        if uses_dynamic is None:
+            return 0, "none assumed (the binary holds no PTX to check)"
+        raise analysis.AnalysisError(
+            f"the kernel of {self.arguments[0]} uses dynamic shared memory, sized at launch, "
+            "and no GPU result gives it: add the option :dynamic-smem: BYTES")
 
 
 # --------------------------------------------------------------------------
@@ -300,8 +346,8 @@ class NcuDirective(_AnalysisDirective):
 
     def render(self) -> list[nodes.Node]:
         slugs = self.arguments
-        model_ld = analysis.parse_model(self.options.get("predicted-ld"), len(slugs))
-        model_st = analysis.parse_model(self.options.get("predicted-st"), len(slugs))
+        model_ld = analysis.parse_model(self.options.get("predicted-ld"), len(slugs), self.model)
+        model_st = analysis.parse_model(self.options.get("predicted-st"), len(slugs), self.model)
         models = ("predicted-ld" in self.options, "predicted-st" in self.options)
         output: list[nodes.Node] = []
         for gpu in data.gpu_folders(self.results_root):
@@ -330,7 +376,8 @@ class NcuDirective(_AnalysisDirective):
             if ncu.get("git_commit"):
                 line += f" \u00b7 commit {ncu['git_commit']}"
             if any(models):
-                line += ". Model: the bank model's wavefronts per instruction"
+                line += (". Model: wavefronts per instruction that the bank model predicts "
+                         "(`bankmap`)")
             block += _paragraph(line + ".", ["ladder-provenance"])
             output.append(block)
         if not output:
@@ -338,6 +385,10 @@ class NcuDirective(_AnalysisDirective):
                              "No GPU has ncu counters yet: `python3 code/measure.py` records "
                              "them when Nsight Compute (`ncu`) is installed.")]
         return output
+
+    def model(self, access: str) -> int:
+        """The bank model's wavefronts for one warp-wide access named in bankmap."""
+        return analysis.run_bankmap(self.binary("bankmap"), access)["wavefronts"]
 
 
 # --------------------------------------------------------------------------

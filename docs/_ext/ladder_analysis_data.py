@@ -185,8 +185,8 @@ def parse_launch_bounds(elf_text: str) -> dict[str, int]:
         elif section and "EIATTR_MAX_THREADS" in line:
             wanted = True
         elif wanted and line.strip().startswith("Value:"):
-            x, y, z = (int(v, 16) for v in _VALUES.findall(line)[:3])
-            bounds.setdefault(section, x * y * z)
+            threads = math.prod(int(v, 16) for v in _VALUES.findall(line)[:3])
+            bounds.setdefault(section, threads)
             wanted = False
     return bounds
 
@@ -255,10 +255,39 @@ def arch_of_capability(capability: str | None) -> str | None:
     return arch if arch in occupancy.ARCHS else None
 
 
-def computed_occupancy(resource: dict, threads: int) -> dict:
-    """occupancy.blocks_per_sm for one kernel of a binary, on its own architecture."""
+def computed_occupancy(resource: dict, threads: int, dynamic_smem: int = 0) -> dict:
+    """occupancy.blocks_per_sm for one kernel of a binary, on its own
+    architecture, launched with ``threads`` and ``dynamic_smem`` bytes."""
     arch = resource["arch"] if resource["arch"] in occupancy.ARCHS else BOOK_ARCH
-    return occupancy.blocks_per_sm(arch, threads, resource["registers"], resource["shared_bytes"])
+    return occupancy.blocks_per_sm(arch, threads, resource["registers"],
+                                   resource["shared_bytes"] + dynamic_smem)
+
+
+def format_shared(static: int, dynamic: int) -> str:
+    """'12 KiB', or '0 B + 48 KiB dynamic' for memory sized at launch."""
+    text = format_bytes(static)
+    return f"{text} + {format_bytes(dynamic)} dynamic" if dynamic else text
+
+
+_EXTERN_SHARED = re.compile(r"^\s*\.extern\s+\.shared\b.*?([\w$]+)\s*\[\s*\]", re.MULTILINE)
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)", re.MULTILINE)
+
+
+def parse_dynamic_shared(ptx: str) -> set[str] | None:
+    """The kernels (mangled) whose PTX uses dynamic shared memory (an
+    ``.extern .shared`` array, sized at launch), from ``cuobjdump -ptx``;
+    None when the binary holds no PTX to tell."""
+    entries = list(_ENTRY.finditer(ptx))
+    if not entries:
+        return None
+    arrays = set(_EXTERN_SHARED.findall(ptx))
+    users = set()
+    for index, entry in enumerate(entries):
+        end = entries[index + 1].start() if index + 1 < len(entries) else len(ptx)
+        body = ptx[entry.end():end]
+        if any(re.search(rf"\b{re.escape(name)}\b", body) for name in arrays):
+            users.add(entry.group(1))
+    return users
 
 
 LIMIT_NAMES = {"threads": "threads", "registers": "registers",
@@ -296,21 +325,36 @@ def agreement(computed: dict, occ: dict, reported: ReportedResources) -> str:
     return "agrees" if same else "differs"
 
 
-RESOURCES_HEADER = ["kernel", "", "threads/block", "registers/thread", "static shared",
+def dynamic_shared_users(path: Path) -> set[str] | None:
+    """parse_dynamic_shared of a binary, cached."""
+    return _cached(("dynamic", *_stamp(path)),
+                   lambda: parse_dynamic_shared(_cuobjdump(path, "-ptx")))
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a kernel is launched: its block size and dynamic shared memory."""
+
+    threads: int
+    dynamic_smem: int = 0
+
+
+RESOURCES_HEADER = ["kernel", "", "threads/block", "registers/thread", "shared memory",
                     "spills (local B/thread)", "blocks/SM", "limited by", "occupancy", "check"]
 
 
-def resources_rows(resources: list[dict], threads: list[int],
+def resources_rows(resources: list[dict], launches: list[Launch],
                    reported: list[ReportedResources]) -> list[list[str]]:
-    """The {ladder-resources} table: per kernel (with its block size from
-    ``threads``) a computed row, then one row per GPU that reported the
-    kernel's resources."""
+    """The {ladder-resources} table: per kernel (launched as ``launches``
+    says) a computed row, then one row per GPU that reported the kernel's
+    resources."""
     rows = []
-    for resource, block in zip(resources, threads, strict=True):
-        occ = computed_occupancy(resource, block)
+    for resource, launch in zip(resources, launches, strict=True):
+        occ = computed_occupancy(resource, launch.threads, launch.dynamic_smem)
         rows.append([
-            short_name(resource["name"]), f"computed, {occ['arch']}", str(block),
-            str(resource["registers"]), format_bytes(resource["shared_bytes"]),
+            short_name(resource["name"]), f"computed, {occ['arch']}", str(launch.threads),
+            str(resource["registers"]),
+            format_shared(resource["shared_bytes"], launch.dynamic_smem),
             str(resource["local_bytes"]), str(occ["blocks_per_sm"]),
             ", ".join(LIMIT_NAMES[name] for name in occ["limited_by"]),
             data.format_percent(100 * occ["occupancy"]), "",
@@ -320,10 +364,12 @@ def resources_rows(resources: list[dict], threads: list[int],
             occupancy_text = (data.format_percent(100 * r["occupancy"])
                               if isinstance(r.get("occupancy"), (int, float)) else DASH)
             smem = r.get("static_smem_bytes")
+            dynamic = r.get("dynamic_smem_bytes")
             rows.append([
                 "", f"reported by {gpu.gpu}", str(r.get("threads_per_block", DASH)),
                 str(r.get("registers_per_thread", DASH)),
-                format_bytes(smem) if isinstance(smem, int) else DASH,
+                format_shared(smem, dynamic if isinstance(dynamic, int) else 0)
+                if isinstance(smem, int) else DASH,
                 str(r.get("local_bytes_per_thread", DASH)), str(r.get("blocks_per_sm", DASH)),
                 "", occupancy_text, agreement(resource, occ, gpu),
             ])
@@ -526,18 +572,27 @@ def entry_kernels(entry: dict, only_chapter_kernels: bool = True) -> list[Kernel
             if isinstance(metrics, dict) and (not only_chapter_kernels or is_chapter_kernel(name))]
 
 
-def parse_model(text: str | None, count: int) -> list[float | None]:
-    """A model option: one value for every chapter, or one per chapter
-    ('1.0' or '1.0 2.0'; '-' for none)."""
+def parse_model(text: str | None, count: int, resolve=None) -> list[float | None]:
+    """A model option: one value for every chapter, or one per chapter,
+    separated by spaces or commas; a value is a number, '-' for none, or (with
+    ``resolve``) a name that resolve(name) turns into a number, e.g. a bankmap
+    access whose wavefronts are the model."""
     if text is None:
         return [None] * count
     parts = text.replace(",", " ").split()
     if len(parts) not in (1, count):
         raise AnalysisError(f"give one model value, or {count} (one per chapter): {text!r}")
-    try:
-        values = [None if part in ("-", DASH) else float(part) for part in parts]
-    except ValueError as error:
-        raise AnalysisError(f"a model value is not a number: {text!r}") from error
+    values: list[float | None] = []
+    for part in parts:
+        if part in ("-", DASH):
+            values.append(None)
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            if resolve is None:
+                raise AnalysisError(f"a model value is not a number: {part!r}") from None
+            values.append(float(resolve(part)))
     return values * count if len(values) == 1 else values
 
 

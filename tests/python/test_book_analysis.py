@@ -97,16 +97,24 @@ def reported(**overrides) -> analysis.ReportedResources:
 
 
 def test_resources_rows_compute_and_compare():
-    rows = analysis.resources_rows([RESOURCE], [1024], [reported()])
+    rows = analysis.resources_rows([RESOURCE], [analysis.Launch(1024)], [reported()])
     computed, gpu = rows
     # 1024 threads of 32 registers: 2 blocks fill the SM's 64 warps and its registers.
     assert computed == ["sgemm_smem_tiled", "computed, sm_90", "1024", "32", "8 KiB", "0", "2",
                         "threads, registers", "100.0%", ""]
     assert gpu[1] == "reported by Test GPU" and gpu[-1] == "agrees"
-    assert analysis.resources_rows([RESOURCE], [1024], [reported(blocks_per_sm=1)])[1][-1] == (
+    launch = [analysis.Launch(1024)]
+    assert analysis.resources_rows([RESOURCE], launch, [reported(blocks_per_sm=1)])[1][-1] == (
         "differs")
     more_registers = reported(registers_per_thread=40)
-    assert analysis.resources_rows([RESOURCE], [1024], [more_registers])[1][-1] == "differs"
+    assert analysis.resources_rows([RESOURCE], launch, [more_registers])[1][-1] == "differs"
+
+
+def test_dynamic_shared_memory_counts_toward_occupancy():
+    # 8 KiB static + 100 KiB dynamic (+ 1 KiB reserved) per block: 2 fit in 228 KiB.
+    (row,) = analysis.resources_rows([RESOURCE], [analysis.Launch(256, 100 * 1024)], [])
+    assert row[4] == "8 KiB + 100 KiB dynamic"
+    assert row[6:8] == ["2", "shared memory"]
 
 
 def test_resources_on_another_architecture_check_the_arithmetic_only():
@@ -137,6 +145,29 @@ ELF = """
 	Attribute:	EIATTR_MAX_THREADS
 	Value:	0x20 0x8 0x1
 """
+
+
+PTX = """
+.extern .shared .align 16 .b8 _ZN4ch114smemE[];
+.visible .entry _ZN6ladder12fill_uniformEPfmj(
+  .param .u64 p
+)
+{
+  ret;
+}
+.visible .entry _ZN4ch1115sgemm_warptiledEv(
+)
+{
+  mov.u32 %r1, _ZN4ch114smemE;
+  ret;
+}
+"""
+
+
+def test_dynamic_shared_memory_from_the_ptx():
+    assert analysis.parse_dynamic_shared(PTX) == {"_ZN4ch1115sgemm_warptiledEv"}
+    assert analysis.parse_dynamic_shared(PTX.replace(".extern", "// none")) == set()
+    assert analysis.parse_dynamic_shared("") is None  # no PTX: cannot tell
 
 
 def test_launch_bounds_from_the_elf():
@@ -244,6 +275,8 @@ def test_model_values_one_or_one_per_chapter():
         analysis.parse_model("1 2 3", 2)
     with pytest.raises(analysis.AnalysisError):
         analysis.parse_model("one", 1)
+    # A name is the bank model's: resolve turns it into wavefronts.
+    assert analysis.parse_model("ch04.a-load 2", 2, resolve=lambda name: 32) == [32.0, 2.0]
 
 
 def test_ncu_fixture_reads():
@@ -428,6 +461,10 @@ EVERY_DIRECTIVE = """# Scratch
 :predicted-ld: 1.0
 ```
 
+```{ladder-ncu} 04-smem-tiling
+:predicted-st: transpose.32x32.column-read
+```
+
 ```{ladder-sweep} 09-autotuning
 ```
 
@@ -462,6 +499,8 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     # ncu: ratio, model and difference; a chapter with no counters says so.
     assert "1.25 1.00 +25.0%" in text
     assert "06-2d-register-tiling not measured" in text
+    # A model named by its bankmap access: 32 wavefronts, against 4.00 measured.
+    assert "4.00 32.00 -87.5%" in text
     # The sweep, the chosen configuration first; the transpose with its counters.
     assert "1 (chosen) 128 128 16 15,000" in text
     assert "tiled_32x32 100 3,200 32.00 3,100" in text
@@ -499,6 +538,21 @@ def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, mess
     done = build_page(sphinx_python, tmp_path, "# Scratch\n\n" + page, empty, binaries)
     assert done.returncode != 0
     assert message in done.stderr
+
+
+def test_dynamic_shared_memory_needs_a_source(binaries, sphinx_python, tmp_path):
+    if not (binaries / "bin" / "11-double-buffering").is_file():
+        pytest.skip(f"not built in {binaries}/bin: 11-double-buffering")
+    empty = tmp_path / "results"
+    empty.mkdir()
+    page = "# Scratch\n\n```{ladder-resources} 11-double-buffering\n```\n"
+    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
+    assert done.returncode != 0
+    assert "add the option :dynamic-smem: BYTES" in done.stderr
+    page = "# Scratch\n\n```{ladder-resources} 11-double-buffering\n:dynamic-smem: 40960\n```\n"
+    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "+ 40 KiB dynamic" in page_text(tmp_path)
 
 
 def test_a_missing_build_folder_fails_the_build(sphinx_python, tmp_path):
