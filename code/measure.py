@@ -110,7 +110,19 @@ def baseline(build_dir: Path, out: Path) -> None:
     say(done.stdout.strip() or done.stderr.strip())
 
 
+def extra_sizes(binary: Path) -> list[str]:
+    """Sizes a chapter asks to be measured at besides the standard ones, one
+    or more per line in chapters/<chapter>/extra-sizes (# starts a comment)."""
+    for chapter in (ROOT / "chapters").iterdir():
+        listing = chapter / "extra-sizes"
+        if binary.name == chapter.name and listing.exists():
+            lines = [line.split("#")[0] for line in listing.read_text().splitlines()]
+            return " ".join(lines).split()
+    return []
+
+
 def benchmark(binary: Path, out: Path, sizes: list[str]) -> dict:
+    sizes = sizes + extra_sizes(binary)
     say(f"benchmarking {binary.name} at {' '.join(sizes)}")
     done = run([str(binary), "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
                 "--json", str(out)])
