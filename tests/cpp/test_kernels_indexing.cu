@@ -194,6 +194,9 @@ TEST(Chapter11, Chosen) {
 
 // ---------------------------------------------------------------- chapter 12
 
+/// Raster groups of 8 tile rows (chapter 12's choice before its sweep).
+using Ch12Group8 = ch12::Tiling<128, 128, 8, 32, 64, 2, 8, 4, 256, 2, 8>;
+
 using Ch12Bk16 = ch12::Tiling<128, 128, 16, 64, 32, 2, 8, 4, 256, 2, 8>;
 using Ch12Wide = ch12::Tiling<128, 256, 8, 64, 64, 2, 8, 4, 256, 1, 16>;
 using Ch12Small = ch12::Tiling<64, 64, 8, 32, 32, 2, 4, 4, 128, 2, 3>;
@@ -205,7 +208,11 @@ TEST(Chapter12, Tilings) {
   LADDER_CHECK_TILING(ch12, Ch12Small);
   using Swizzled = ch12::WithALayout<Ch12Bk16, ch12::ALayout::kSwizzled>;
   LADDER_CHECK_TILING(ch12, Swizzled);
-  static_assert(ch12::Chosen::A_STRIDE % 4 == 0, "the chosen tiling keeps 16-byte A reads");
+  // The padded layout keeps rows of As 16-byte aligned only when the pad,
+  // 32 / BK floats, is a multiple of 4: at BK = 8, not at BK = 16.
+  static_assert(Ch12Group8::A_STRIDE % 4 == 0,
+                "BK = 8 keeps 16-byte A reads");
+  static_assert(Ch12Bk16::A_STRIDE % 4 != 0, "BK = 16 padding breaks 16-byte alignment");
 }
 
 template <class T>
@@ -225,13 +232,14 @@ void check_raster(int tiles_m, int tiles_n) {
 TEST(Chapter12, RasterVisitsEveryTileOnce) {
   for (int tiles_m : {1, 2, 7, 8, 9, 32, 33}) {
     for (int tiles_n : {1, 3, 8, 32}) {
-      check_raster<ch12::Chosen>(tiles_m, tiles_n);  // GROUP_M = 8
+      check_raster<ch12::Chosen>(tiles_m, tiles_n);  // whatever the sweep chose
+      check_raster<Ch12Group8>(tiles_m, tiles_n);    // GROUP_M = 8
       check_raster<Ch12Wide>(tiles_m, tiles_n);      // GROUP_M = 16
       check_raster<Ch12Small>(tiles_m, tiles_n);     // GROUP_M = 3
     }
   }
   // GROUP_M = 8: the first blocks walk down the first column of 8 tiles.
-  const ch12::TileCoord ninth = ch12::block_tile<ch12::Chosen>(8, 32, 32);
+  const ch12::TileCoord ninth = ch12::block_tile<Ch12Group8>(8, 32, 32);
   EXPECT_EQ(ninth.row, 0);
   EXPECT_EQ(ninth.col, 1);
 }
