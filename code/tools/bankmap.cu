@@ -9,9 +9,11 @@
 //       a column walk: lane i reads W bytes at the start of row i of a float
 //       tile whose rows are S floats long (byte address 4 * S * i)
 //
-// The accesses of the chapters come from the chapters' own constexpr index
-// functions: the kernel file is included here with LADDER_NO_MAIN defined, so
-// the table printed is computed from the code that runs.
+// Every named access comes from the code that runs: each chapter's kernel file
+// (and the transpose exercise) is included here with LADDER_NO_MAIN defined,
+// and an access's lanes are computed by the very `__host__ __device__
+// constexpr` index functions that its kernel calls. Each chapter lives in its
+// own namespace (ch04::, ch07::, ...), so the files share this one TU.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,74 +25,144 @@
 
 #define LADDER_NO_MAIN
 #include "chapters/04-smem-tiling/kernel.cu"
+#include "chapters/07-vectorized/kernel.cu"
+#include "chapters/08-warp-tiling/kernel.cu"
+#include "chapters/09-autotuning/kernel.cu"
+#include "chapters/10-padding/exercise/transpose.cu"
+#include "chapters/10-padding/kernel.cu"
+#include "chapters/12-final/kernel.cu"
 #undef LADDER_NO_MAIN
 
 namespace {
 
 using ladder::bank::Analysis;
 
-/// One access the tool can print: a name, one line saying what it is, and
-/// the byte address of every lane.
+/// One access the tool can print: its name, the bytes each lane moves, one
+/// line saying what it is, and the byte address of lane `lane` of the warp.
 struct NamedAccess {
   const char* name;
-  const char* what;
   int width_bytes;
-  std::vector<std::uint32_t> (*addresses)();
+  const char* what;
+  std::uint32_t (*address)(int lane);
 };
 
 constexpr int kWarp = 32;
 
-/// Byte addresses of a warp whose lane l reads float number index_of_lane(l).
-template <typename IndexOfLane>
-std::vector<std::uint32_t> warp_of_floats(IndexOfLane index_of_lane) {
-  std::vector<std::uint32_t> addresses(kWarp);
-  for (int lane = 0; lane < kWarp; ++lane) {
-    addresses[lane] = static_cast<std::uint32_t>(index_of_lane(lane)) * sizeof(float);
-  }
-  return addresses;
+/// Byte offset of float number `index` of a shared array.
+constexpr std::uint32_t float_at(int index) {
+  return static_cast<std::uint32_t>(index) * sizeof(float);
 }
 
-// The transpose exercise: a warp reads one column of a 32-row float tile,
-// lane r reading row r. The index arithmetic is the whole lesson, so it is
-// spelled out here rather than hidden in a helper.
-constexpr int kColumn = 0;
+// The configurations the chapters run (their main()s launch these).
+using Ch08 = ch08::DefaultTiling;
+using Ch09 = ch09::Chosen;
+using Ch10 = ch10::Chosen;
+using Ch10Swizzled = ch10::WithALayout<ch10::Chosen, ch10::ALayout::kSwizzled>;
+using Ch12 = ch12::Chosen;
 
-std::vector<std::uint32_t> tile32x32_column_read() {
-  return warp_of_floats([](int row) { return row * 32 + kColumn; });
-}
-std::vector<std::uint32_t> tile32x33_column_read() {
-  return warp_of_floats([](int row) { return row * 33 + kColumn; });
-}
-// Element (row, col) stored at row * 32 + (col ^ row): the column index is
-// swizzled by the row, so a column spreads over all 32 banks without padding.
-std::vector<std::uint32_t> tile32x32_xor_column_read() {
-  return warp_of_floats([](int row) { return row * 32 + (kColumn ^ row); });
-}
+// The width of the A operand loads, as the compiler emits them (cuobjdump
+// -sass of bin/10-padding and bin/12-final). load_a_operands() reads four
+// floats of As with one 16-byte load when A_STRIDE % 4 == 0, else with two
+// 8-byte loads. Chapter 10 pads rows of As to 130 floats, so it reads
+// LDS.64. Chapter 12 pads the same way, but its dot_idx loop is unrolled and
+// the stages of smem are 16-byte multiples, so the compiler knows which rows
+// are aligned: an even row (dot_idx 0) is read with LDS.128, an odd row with
+// LDS.64, LDS.128, LDS.64 (floats 0-1, 2-5, 6-7 of the thread's eight).
+static_assert(Ch10::A_STRIDE % 4 == 2, "chapter 10's rows of As are 8-byte aligned: LDS.64");
+static_assert(Ch10Swizzled::A_STRIDE % 4 == 0, "swizzled rows of As are 16-byte aligned");
+static_assert(Ch12::A_STRIDE % 4 == 2 && Ch12::STAGE_FLOATS % 4 == 0,
+              "chapter 12: odd rows of As are 8-byte aligned, even rows 16-byte aligned");
 
-// Chapter 04, the first warp (threads 0..31) of a block, dot_idx = 0.
-std::vector<std::uint32_t> ch04_a_store() { return warp_of_floats(ch04::a_store_index); }
-std::vector<std::uint32_t> ch04_a_load() {
-  return warp_of_floats([](int tid) { return ch04::a_load_index(tid, 0); });
-}
-std::vector<std::uint32_t> ch04_b_load() {
-  return warp_of_floats([](int tid) { return ch04::b_load_index(tid, 0); });
-}
-
-/// Every named access. To add one, write a function that returns the lanes'
-/// byte addresses (from a chapter's index functions) and list it here.
+/// Every named access: lanes 0..31 of warp 0 (tid = lane), with every loop
+/// index at 0 unless the line says otherwise. To add one, add a line that
+/// calls the chapter's index function. Addresses are byte offsets into the
+/// shared array (chapter 12: into its one dynamic array, stage 0).
 const std::vector<NamedAccess>& registry() {
+  using namespace transpose;
   static const std::vector<NamedAccess> accesses = {
-      {"transpose.32x32.column-read", "column of a 32x32 float tile, lane r reads row r", 4,
-       tile32x32_column_read},
-      {"transpose.32x33.column-read", "column of a 32x32 tile padded to rows of 33 floats", 4,
-       tile32x33_column_read},
-      {"transpose.32x32-xor.column-read", "column of a 32x32 tile stored at row*32 + (col^row)", 4,
-       tile32x32_xor_column_read},
-      {"ch04.a-store", "chapter 04: As[a_store_index(tid)] = ..., threads 0..31", 4, ch04_a_store},
-      {"ch04.a-load", "chapter 04: As[a_load_index(tid, 0)], threads 0..31", 4, ch04_a_load},
-      {"ch04.b-load", "chapter 04: Bs[b_load_index(tid, 0)], threads 0..31", 4, ch04_b_load},
+      // The transpose exercise, transpose_tiled<Layout>: warp 0, step 0. The
+      // write stores along a row of the tile, the read loads down a column.
+      {"transpose.32x32.tile-write", 4, "transpose: tile[write_slot(tx, ty, 0)], rows of 32 floats",
+       [](int lane) { return warp_addresses<Layout32x32>(0, 0).write[lane]; }},
+      {"transpose.32x32.tile-read", 4, "transpose: tile[read_slot(tx, ty, 0)], rows of 32 floats",
+       [](int lane) { return warp_addresses<Layout32x32>(0, 0).read[lane]; }},
+      {"transpose.32x33.tile-write", 4, "transpose: tile[write_slot(tx, ty, 0)], rows of 33 floats",
+       [](int lane) { return warp_addresses<Layout32x33>(0, 0).write[lane]; }},
+      {"transpose.32x33.tile-read", 4, "transpose: tile[read_slot(tx, ty, 0)], rows of 33 floats",
+       [](int lane) { return warp_addresses<Layout32x33>(0, 0).read[lane]; }},
+      {"transpose.swizzled.tile-write", 4, "transpose: tile[write_slot(tx, ty, 0)], col ^ row",
+       [](int lane) { return warp_addresses<LayoutSwizzled>(0, 0).write[lane]; }},
+      {"transpose.swizzled.tile-read", 4, "transpose: tile[read_slot(tx, ty, 0)], col ^ row",
+       [](int lane) { return warp_addresses<LayoutSwizzled>(0, 0).read[lane]; }},
+
+      // Chapter 04: one float per thread each way (threads 0..31, dot_idx 0).
+      {"ch04.a-store", 4, "chapter 04: As[a_store_index(tid)] = ... (STS)",
+       [](int tid) { return float_at(ch04::a_store_index(tid)); }},
+      {"ch04.a-load", 4, "chapter 04: As[a_load_index(tid, 0)] (LDS)",
+       [](int tid) { return float_at(ch04::a_load_index(tid, 0)); }},
+      {"ch04.b-load", 4, "chapter 04: Bs[b_load_index(tid, 0)] (LDS)",
+       [](int tid) { return float_at(ch04::b_load_index(tid, 0)); }},
+
+      // Chapter 07: A stored transposed, one float at a time; all else float4.
+      {"ch07.a-store", 4, "chapter 07: As[a_store_index(tid, 0, 0)] = a.x (STS)",
+       [](int tid) { return float_at(ch07::a_store_index(tid, 0, 0)); }},
+      {"ch07.a-load", 16, "chapter 07: load_float4(&As[a_load_index(tid, 0, 0)]) (LDS.128)",
+       [](int tid) { return float_at(ch07::a_load_index(tid, 0, 0)); }},
+      {"ch07.b-load", 16, "chapter 07: load_float4(&Bs[b_load_index(tid, 0, 0)]) (LDS.128)",
+       [](int tid) { return float_at(ch07::b_load_index(tid, 0, 0)); }},
+      {"ch07.b-store", 16, "chapter 07: store_float4(&Bs[b_store_index(tid, 0)], ...) (STS.128)",
+       [](int tid) { return float_at(ch07::b_store_index(tid, 0)); }},
+
+      // Chapter 08, DefaultTiling (BK = 16).
+      {"ch08.a-store", 4, "chapter 08: As[a_store_index(tid, 0, 0)] = a.x (STS)",
+       [](int tid) { return float_at(ch08::a_store_index<Ch08>(tid, 0, 0)); }},
+      {"ch08.a-load", 16, "chapter 08: load_float4(&As[a_load_index(tid, 0, 0, 0)]) (LDS.128)",
+       [](int tid) { return float_at(ch08::a_load_index<Ch08>(tid, 0, 0, 0)); }},
+      {"ch08.b-load", 16, "chapter 08: load_float4(&Bs[b_load_index(tid, 0, 0, 0)]) (LDS.128)",
+       [](int tid) { return float_at(ch08::b_load_index<Ch08>(tid, 0, 0, 0)); }},
+      {"ch08.b-store", 16, "chapter 08: store_float4(&Bs[b_store_index(tid, 0)], ...) (STS.128)",
+       [](int tid) { return float_at(ch08::b_store_index<Ch08>(tid, 0)); }},
+
+      // Chapter 09, Chosen (BK = 16).
+      {"ch09.a-store", 4, "chapter 09: As[a_store_index(tid, 0, 0)] = a.x (STS)",
+       [](int tid) { return float_at(ch09::a_store_index<Ch09>(tid, 0, 0)); }},
+      {"ch09.a-load", 16, "chapter 09: load_float4(&As[a_load_index(tid, 0, 0, 0)]) (LDS.128)",
+       [](int tid) { return float_at(ch09::a_load_index<Ch09>(tid, 0, 0, 0)); }},
+      {"ch09.b-load", 16, "chapter 09: load_float4(&Bs[b_load_index(tid, 0, 0, 0)]) (LDS.128)",
+       [](int tid) { return float_at(ch09::b_load_index<Ch09>(tid, 0, 0, 0)); }},
+      {"ch09.b-store", 16, "chapter 09: store_float4(&Bs[b_store_index(tid, 0)], ...) (STS.128)",
+       [](int tid) { return float_at(ch09::b_store_index<Ch09>(tid, 0)); }},
+
+      // Chapter 10, Chosen: As padded to rows of BM + 2 floats; and swizzled.
+      {"ch10.a-store", 4, "chapter 10: As[a_store_index(tid, 0, 0)] = a.x, padded (STS)",
+       [](int tid) { return float_at(ch10::a_store_index<Ch10>(tid, 0, 0)); }},
+      {"ch10.a-load", 8, "chapter 10: the first float2 of load_a_operands, padded (LDS.64)",
+       [](int tid) { return float_at(ch10::a_load_index<Ch10>(tid, 0, 0, 0)); }},
+      {"ch10-swizzled.a-store", 4, "chapter 10: As[a_store_index(tid, 0, 0)] = a.x, swizzled (STS)",
+       [](int tid) { return float_at(ch10::a_store_index<Ch10Swizzled>(tid, 0, 0)); }},
+      {"ch10-swizzled.a-load", 16, "chapter 10: load_a_operands, swizzled (LDS.128)",
+       [](int tid) { return float_at(ch10::a_load_index<Ch10Swizzled>(tid, 0, 0, 0)); }},
+
+      // Chapter 12, Chosen (BK = 16, As padded), stage 0: As, then Bs.
+      {"ch12.a-store", 4, "chapter 12: As[a_store_index(tid, 0, 0)] = a[0].x (STS)",
+       [](int tid) { return float_at(ch12::a_store_index<Ch12>(tid, 0, 0)); }},
+      {"ch12.a-load", 16, "chapter 12: load_a_operands, dot_idx 0: an even row (LDS.128)",
+       [](int tid) { return float_at(ch12::a_load_index<Ch12>(tid, 0, 0, 0)); }},
+      {"ch12.a-load.k1", 8, "chapter 12: load_a_operands, dot_idx 1: an odd row (LDS.64)",
+       [](int tid) { return float_at(ch12::a_load_index<Ch12>(tid, 1, 0, 0)); }},
+      {"ch12.b-load", 16, "chapter 12: load_float4(&Bs[b_load_index(tid, 0, 0, 0)]) (LDS.128)",
+       [](int tid) {
+         return float_at(Ch12::A_STAGE_FLOATS + ch12::b_load_index<Ch12>(tid, 0, 0, 0));
+       }},
   };
   return accesses;
+}
+
+/// The byte addresses of the 32 lanes of one named access.
+std::vector<std::uint32_t> warp_addresses_of(const NamedAccess& access) {
+  std::vector<std::uint32_t> addresses(kWarp);
+  for (int lane = 0; lane < kWarp; ++lane) addresses[lane] = access.address(lane);
+  return addresses;
 }
 
 /// What is printed for one access.
@@ -196,7 +268,7 @@ int parse_int(const std::string& flag, const char* text) {
 Report named_report(const std::string& name) {
   for (const NamedAccess& access : registry()) {
     if (name == access.name) {
-      std::vector<std::uint32_t> addresses = access.addresses();
+      std::vector<std::uint32_t> addresses = warp_addresses_of(access);
       const Analysis analysis = ladder::bank::analyze(addresses, access.width_bytes);
       return {access.name, access.what, std::move(addresses), analysis};
     }

@@ -24,27 +24,92 @@ def bankmap(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(BANKMAP), *args], capture_output=True, text=True, timeout=60)
 
 
-def test_lists_the_transpose_accesses():
-    names = [line.split()[0] for line in bankmap("--list").stdout.splitlines()]
-    assert {"transpose.32x32.column-read", "transpose.32x33.column-read",
-            "transpose.32x32-xor.column-read"} <= set(names)
+# The accesses the book's pages and the ncu models name: each computed from a
+# chapter's own index functions (or the transpose exercise's warp_addresses).
+NAMED = [
+    "transpose.32x32.tile-write", "transpose.32x32.tile-read",
+    "transpose.32x33.tile-write", "transpose.32x33.tile-read",
+    "transpose.swizzled.tile-write", "transpose.swizzled.tile-read",
+    "ch04.a-store", "ch04.a-load", "ch04.b-load",
+    "ch07.a-store", "ch07.a-load", "ch07.b-load", "ch07.b-store",
+    "ch08.a-store", "ch08.a-load", "ch08.b-load", "ch08.b-store",
+    "ch09.a-store", "ch09.a-load", "ch09.b-load", "ch09.b-store",
+    "ch10.a-store", "ch10.a-load", "ch10-swizzled.a-store", "ch10-swizzled.a-load",
+    "ch12.a-store", "ch12.a-load", "ch12.b-load",
+]
 
 
-# 32x32 column read: lane r reads word 32r, all in bank 0 -> 32 wavefronts.
-# 32x33: word 33r is in bank r -> 1. XOR swizzle: word 32r + (0 ^ r), bank r -> 1.
-def test_transpose_accesses_as_json():
-    done = bankmap("transpose.32x32.column-read", "transpose.32x33.column-read",
-                   "transpose.32x32-xor.column-read", "--json")
+def reports(*names: str) -> dict[str, dict]:
+    done = bankmap(*names, "--json")
     assert done.returncode == 0, done.stderr
-    by_name = {r["name"]: r for r in json.loads(done.stdout)}
-    unpadded = by_name["transpose.32x32.column-read"]
-    assert unpadded["wavefronts"] == 32
+    return {r["name"]: r for r in json.loads(done.stdout)}
+
+
+def test_lists_every_named_access():
+    names = [line.split()[0] for line in bankmap("--list").stdout.splitlines()]
+    assert set(NAMED) <= set(names)
+    assert len(names) == len(set(names))
+    for old in ("transpose.32x32.column-read", "transpose.32x33.column-read",
+                "transpose.32x32-xor.column-read"):
+        assert old not in names
+
+
+# warp_addresses<Layout>(0, 0) of transpose.cu. The read goes down column 0:
+# 32x32: lane r reads word 32r, all in bank 0 -> 32 wavefronts. 32x33: word
+# 33r is in bank r -> 1. Swizzled: word 32r + (0 ^ r), bank r -> 1. The write
+# goes along row 0, conflict-free in every layout.
+def test_transpose_accesses_as_json():
+    by_name = reports(*[name for name in NAMED if name.startswith("transpose.")])
+    unpadded = by_name["transpose.32x32.tile-read"]
+    assert unpadded["wavefronts"] == 32 and unpadded["conflict_degree"] == 32
     assert [lane["bank"] for lane in unpadded["lanes"]] == [0] * 32
     assert unpadded["phases"][0]["words_per_bank"][0] == 32
-    padded = by_name["transpose.32x33.column-read"]
+    padded = by_name["transpose.32x33.tile-read"]
     assert padded["wavefronts"] == 1
     assert [lane["bank"] for lane in padded["lanes"]] == list(range(32))
-    assert by_name["transpose.32x32-xor.column-read"]["conflict_degree"] == 1
+    swizzled = by_name["transpose.swizzled.tile-read"]
+    assert swizzled["wavefronts"] == 1
+    assert sorted(lane["bank"] for lane in swizzled["lanes"]) == list(range(32))
+    for layout in ("32x32", "32x33", "swizzled"):
+        write = by_name[f"transpose.{layout}.tile-write"]
+        assert write["wavefronts"] == 1 and write["width_bytes"] == 4, layout
+
+
+# The transposed store of A (4-byte STS of one float of each lane's float4).
+# Rows of As BM floats long (a multiple of 32) leave only a_copy_row in the
+# bank: a warp covers 32 / (BK / 4) rows, each stored by BK / 4 lanes, so
+# BK = 8 (chapter 07) is 2-way and BK = 16 (chapters 08, 09) 4-way. Padding
+# to BM + 32 / BK floats (chapters 10, 12) or the XOR swizzle spreads the
+# column groups over all 32 banks: conflict-free.
+@pytest.mark.parametrize("name, degree", [
+    ("ch07.a-store", 2), ("ch08.a-store", 4), ("ch09.a-store", 4),
+    ("ch10.a-store", 1), ("ch10-swizzled.a-store", 1), ("ch12.a-store", 1),
+])
+def test_a_store_conflicts(name, degree):
+    report = reports(name)[name]
+    assert report["width_bytes"] == 4
+    assert report["ideal_wavefronts"] == 1
+    assert report["wavefronts"] == degree and report["conflict_degree"] == degree
+    lanes_per_bank = {}
+    for lane in report["lanes"]:
+        lanes_per_bank[lane["bank"]] = lanes_per_bank.get(lane["bank"], 0) + 1
+    assert len(lanes_per_bank) == 32 // degree
+
+
+# The widths the compiler emits: float4 loads and stores are LDS.128/STS.128,
+# except chapter 10's padded As (rows of 130 floats, 8-byte aligned: LDS.64).
+def test_access_widths():
+    by_name = reports(*NAMED)
+    for name, report in by_name.items():
+        if name.endswith("a-store") or name.startswith(("transpose.", "ch04.")):
+            expected = 4
+        elif name == "ch10.a-load":
+            expected = 8
+        else:
+            expected = 16
+        assert report["width_bytes"] == expected, name
+    assert by_name["ch10.a-load"]["wavefronts"] == 2
+    assert by_name["ch10-swizzled.a-load"]["wavefronts"] == 4
 
 
 # Stride 2 floats: lane i in bank 2i % 32, lanes i and i + 16 collide -> 2-way.

@@ -334,7 +334,17 @@ def test_book_builds_with_results_from_two_gpus(book_python, tmp_path):
 
     preface = html(tmp_path, "preface.html")
     assert "60,000 GFLOP/s" in preface  # baseline:fma_peak_gflops
-    assert "ladder-summary" in preface  # the ladder's table
+    assert "ladder-summary" in html(tmp_path, "index.html")  # the ladder's table
+
+
+def test_the_book_builds_from_the_committed_results_with_none_stale(book_python, tmp_path):
+    """The book as readers get it: results/ as committed, every page built
+    with warnings as errors, and any stale result an error."""
+    done = build(book_python, tmp_path, ROOT / "results", "--fail-on-stale")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(html(tmp_path, "ladder-stale.json")) == []
+    index = html(tmp_path, "index.html")
+    assert "ladder-summary" in index and data.NOT_MEASURED not in index
 
 
 def test_book_builds_with_no_results(book_python, tmp_path):

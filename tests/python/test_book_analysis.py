@@ -448,7 +448,7 @@ EVERY_DIRECTIVE = """# Scratch
 ```{ladder-mix-figure}
 ```
 
-```{ladder-bankmap} transpose.32x32.column-read
+```{ladder-bankmap} transpose.32x32.tile-read
 :figure:
 ```
 
@@ -462,7 +462,7 @@ EVERY_DIRECTIVE = """# Scratch
 ```
 
 ```{ladder-ncu} 04-smem-tiling
-:predicted-st: transpose.32x32.column-read
+:predicted-st: transpose.32x32.tile-read
 ```
 
 ```{ladder-sweep} 09-autotuning
