@@ -80,20 +80,21 @@ static_assert(Ch12::A_STRIDE % 4 == 2 && Ch12::STAGE_FLOATS % 4 == 0,
 const std::vector<NamedAccess>& registry() {
   using namespace transpose;
   static const std::vector<NamedAccess> accesses = {
-      // The transpose exercise, transpose_tiled<Layout>: warp 0, step 0. The
+      // The transpose exercise, transpose_tiled<Layout>: warp 5, step 0 (warp
+      // 0 reads column 0, where the padded and swizzled maps coincide). The
       // write stores along a row of the tile, the read loads down a column.
       {"transpose.32x32.tile-write", 4, "transpose: tile[write_slot(tx, ty, 0)], rows of 32 floats",
-       [](int lane) { return warp_addresses<Layout32x32>(0, 0).write[lane]; }},
+       [](int lane) { return warp_addresses<Layout32x32>(5, 0).write[lane]; }},
       {"transpose.32x32.tile-read", 4, "transpose: tile[read_slot(tx, ty, 0)], rows of 32 floats",
-       [](int lane) { return warp_addresses<Layout32x32>(0, 0).read[lane]; }},
+       [](int lane) { return warp_addresses<Layout32x32>(5, 0).read[lane]; }},
       {"transpose.32x33.tile-write", 4, "transpose: tile[write_slot(tx, ty, 0)], rows of 33 floats",
-       [](int lane) { return warp_addresses<Layout32x33>(0, 0).write[lane]; }},
+       [](int lane) { return warp_addresses<Layout32x33>(5, 0).write[lane]; }},
       {"transpose.32x33.tile-read", 4, "transpose: tile[read_slot(tx, ty, 0)], rows of 33 floats",
-       [](int lane) { return warp_addresses<Layout32x33>(0, 0).read[lane]; }},
+       [](int lane) { return warp_addresses<Layout32x33>(5, 0).read[lane]; }},
       {"transpose.swizzled.tile-write", 4, "transpose: tile[write_slot(tx, ty, 0)], col ^ row",
-       [](int lane) { return warp_addresses<LayoutSwizzled>(0, 0).write[lane]; }},
+       [](int lane) { return warp_addresses<LayoutSwizzled>(5, 0).write[lane]; }},
       {"transpose.swizzled.tile-read", 4, "transpose: tile[read_slot(tx, ty, 0)], col ^ row",
-       [](int lane) { return warp_addresses<LayoutSwizzled>(0, 0).read[lane]; }},
+       [](int lane) { return warp_addresses<LayoutSwizzled>(5, 0).read[lane]; }},
 
       // Chapter 04: one float per thread each way (threads 0..31, dot_idx 0).
       {"ch04.a-store", 4, "chapter 04: As[a_store_index(tid)] = ... (STS)",

@@ -326,7 +326,7 @@ class BankmapDirective(_AnalysisDirective):
             output.append(_figure(
                 lambda mode: plots.draw_bankmap(report, mode),
                 alt=f"Lane-to-bank map of {report['name']}",
-                caption=f"{report['name']}: the bank each lane of a warp reads; "
+                caption=f"{report['name']}: the bank each lane of a warp accesses; "
                         f"{analysis.bank_summary(report)}."))
         return output
 

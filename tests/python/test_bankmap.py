@@ -62,14 +62,19 @@ def test_transpose_accesses_as_json():
     by_name = reports(*[name for name in NAMED if name.startswith("transpose.")])
     unpadded = by_name["transpose.32x32.tile-read"]
     assert unpadded["wavefronts"] == 32 and unpadded["conflict_degree"] == 32
-    assert [lane["bank"] for lane in unpadded["lanes"]] == [0] * 32
-    assert unpadded["phases"][0]["words_per_bank"][0] == 32
+    # Warp 5 reads column 5: every lane in bank 5.
+    assert [lane["bank"] for lane in unpadded["lanes"]] == [5] * 32
+    assert unpadded["phases"][0]["words_per_bank"][5] == 32
     padded = by_name["transpose.32x33.tile-read"]
     assert padded["wavefronts"] == 1
-    assert [lane["bank"] for lane in padded["lanes"]] == list(range(32))
+    # Rows of 33 floats: lane r's element of column 5 is in bank (r + 5) mod 32.
+    assert [lane["bank"] for lane in padded["lanes"]] == [(r + 5) % 32 for r in range(32)]
     swizzled = by_name["transpose.swizzled.tile-read"]
     assert swizzled["wavefronts"] == 1
     assert sorted(lane["bank"] for lane in swizzled["lanes"]) == list(range(32))
+    # The swizzle is a different permutation of the banks than the padding.
+    assert [lane["bank"] for lane in swizzled["lanes"]] != [
+        lane["bank"] for lane in padded["lanes"]]
     for layout in ("32x32", "32x33", "swizzled"):
         write = by_name[f"transpose.{layout}.tile-write"]
         assert write["wavefronts"] == 1 and write["width_bytes"] == 4, layout
