@@ -55,6 +55,7 @@ _INSTRUCTION = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s+(?P<text>[^;]*?)\s*;")
 _FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _ARCH = re.compile(r"^\s*code for (sm_\w+)")
 _PREDICATE = re.compile(r"^@!?U?P(?:T|\d+)\s+")
+_NEVER = re.compile(r"^@!U?PT\s+")
 _HEX = re.compile(r"0x([0-9a-fA-F]+)")
 
 # Width suffixes of memory opcodes, in bits; a memory opcode without one is 32-bit.
@@ -103,6 +104,10 @@ def parse_instruction(line: str) -> Instruction | None:
     if not match:
         return None
     text = match.group("text")
+    if _NEVER.match(text):
+        # @!PT: predicated on "not true", so it never executes. ptxas places
+        # such LDS RZ, [RZ] beside cp.async; they are not loads, skip them.
+        return None
     predicated = bool(_PREDICATE.match(text))
     text = _PREDICATE.sub("", text)
     opcode, _, operands = text.partition(" ")

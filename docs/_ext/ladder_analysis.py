@@ -427,19 +427,24 @@ class SweepDirective(_AnalysisDirective):
             block += box
         rates = [c.get("gflops", 0.0) for c in sweep.configs]
         correct = [c["correct"] and "gflops" in c for c in sweep.configs]
-        winner = sweep.winner
-        winner_index = next((i for i, c in enumerate(sweep.configs) if c is winner), None)
+        kernel = self.repo_root / "chapters" / self.arguments[0] / "kernel.cu"
+        committed = analysis.committed_config(
+            sweep, kernel.read_text(encoding="utf-8") if kernel.is_file() else "")
+        ringed = committed if committed is not None else sweep.winner
+        winner_index = next((i for i, c in enumerate(sweep.configs) if c is ringed), None)
         median = sweep.median_gflops
         size_text = data.format_size(sweep.size) if sweep.size else "one size"
         wrong = correct.count(False)
         caption = f"{len(rates)} configurations at {size_text}, fastest first"
         if wrong:
             caption += f"; {wrong} incorrect, failed or untimed (crosses; at 0 when untimed)"
-        caption += "; the chosen one ringed, the median of the correct ones dashed."
+        caption += ("; ringed: the configuration the chapter's kernel file commits to"
+                    if committed is not None else "; ringed: the fastest")
+        caption += ", the median of the correct ones dashed."
         block += _figure(lambda mode: plots.draw_sweep(rates, correct, winner_index, median, mode),
                          alt=f"GFLOP/s of every configuration of the sweep on {name}",
                          caption=caption)
-        header, rows = analysis.sweep_rows(sweep)
+        header, rows = analysis.sweep_rows(sweep, committed=committed)
         block += _table([header], rows, classes=["ladder-table", "ladder-sweep"])
         line = name
         counts = sweep.data.get("counts")

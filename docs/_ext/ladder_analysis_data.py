@@ -738,16 +738,40 @@ def load_sweep(root: str | os.PathLike, gpu: str, chapter: str) -> Sweep | None:
     return parse_sweep(data.read_json(path), str(path))
 
 
-def sweep_rows(sweep: Sweep, count: int = 10) -> tuple[list[str], list[list[str]]]:
-    """The top ``count`` correct configurations: rank, parameters, rate, % of cuBLAS."""
+_CHOSEN = re.compile(r"using\s+Chosen\s*=\s*Tiling<([^>]*)>\s*;")
+
+
+def committed_config(sweep: Sweep, kernel_source: str) -> dict | None:
+    """The configuration the chapter's kernel file commits to (its
+    ``using Chosen = Tiling<...>;``), found among the sweep's configurations;
+    None when the file names none or the sweep did not run it."""
+    match = _CHOSEN.search(kernel_source)
+    if not match:
+        return None
+    try:
+        values = [int(v) for v in match.group(1).split(",")]
+    except ValueError:
+        return None
+    names = sweep.parameter_names()
+    if len(values) != len(names):
+        return None
+    params = dict(zip(names, values))
+    return next((c for c in sweep.configs if c["params"] == params), None)
+
+
+def sweep_rows(sweep: Sweep, count: int = 10,
+               committed: dict | None = None) -> tuple[list[str], list[list[str]]]:
+    """The top ``count`` correct configurations: rank, parameters, rate, % of
+    cuBLAS; the fastest and the one the kernel file commits to are marked."""
     names = sweep.parameter_names()
     winner = sweep.winner
     header = ["#", *names, "GFLOP/s", "% of cuBLAS", "registers", "blocks/SM"]
     rows = []
     for rank, config in enumerate(sweep.top(count), start=1):
         pct = config.get("pct_cublas")
+        marks = [m for m, c in (("fastest", winner), ("committed", committed)) if config is c]
         rows.append([
-            f"{rank} (chosen)" if config is winner else str(rank),
+            f"{rank} ({', '.join(marks)})" if marks else str(rank),
             *(str(config["params"].get(name, DASH)) for name in names),
             data.format_gflops(config["gflops"]),
             data.format_percent(pct) if isinstance(pct, (int, float)) else DASH,

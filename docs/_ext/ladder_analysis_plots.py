@@ -118,7 +118,7 @@ def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
                          zorder=3)
         if winner is not None:
             axes.scatter([order.index(winner)], [rates[winner]], s=140, facecolors="none",
-                         edgecolors=GPU_COLOURS[1], linewidths=2, label="chosen", zorder=4)
+                         edgecolors=GPU_COLOURS[1], linewidths=2, label="committed", zorder=4)
         if median is not None:
             axes.axhline(median, color=theme["ink"], linestyle="--", linewidth=1,
                          label="median of the correct")

@@ -305,8 +305,16 @@ def test_sweep_in_the_layout_of_code_sweep_py():
     assert all(config["correct"] for config in top)
     header, rows = analysis.sweep_rows(sweep)
     assert header == ["#", "BM", "BN", "BK", "GFLOP/s", "% of cuBLAS", "registers", "blocks/SM"]
-    assert rows[0] == ["1 (chosen)", "128", "128", "16", "15,000", "75.0%", "128", "2"]
+    assert rows[0] == ["1 (fastest)", "128", "128", "16", "15,000", "75.0%", "128", "2"]
     assert rows[1][0] == "2"
+    # The configuration a kernel file commits to is found and marked, also
+    # when it is not the fastest.
+    second = top[1]
+    source = "using Chosen = Tiling<{BM}, {BN}, {BK}>;".format(**second["params"])
+    assert analysis.committed_config(sweep, source) is second
+    _, marked = analysis.sweep_rows(sweep, committed=second)
+    assert marked[0][0] == "1 (fastest)" and marked[1][0] == "2 (committed)"
+    assert analysis.committed_config(sweep, "no configuration here") is None
 
 
 def test_sweep_in_the_flat_layout():
@@ -494,7 +502,7 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     assert "in the K-loop body share" in text and "FFMA" in text
     assert "sgemm_warptiled" in text
     # Bank maps: the 32-way column, and the conflict-free 16-byte walk.
-    assert "31\u21920" in text and "32 wavefronts, 32-way (ideal 1)" in text
+    assert "31\u21925" in text and "32 wavefronts, 32-way (ideal 1)" in text
     assert "4 wavefronts, 1-way (ideal 4)" in text
     # ncu: ratio, model and difference; a chapter with no counters says so.
     assert "1.25 1.00 +25.0%" in text
@@ -502,7 +510,7 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     # A model named by its bankmap access: 32 wavefronts, against 4.00 measured.
     assert "4.00 32.00 -87.5%" in text
     # The sweep, the chosen configuration first; the transpose with its counters.
-    assert "1 (chosen) 128 128 16 15,000" in text
+    assert "1 (fastest) 128 128 16 15,000" in text
     assert "tiled_32x32 100 3,200 32.00 3,100" in text
     assert "Stale" not in text
     # Every figure twice, light and dark: mix, bank map, sweep.
