@@ -614,7 +614,9 @@ def ncu_header(models: tuple[bool, bool]) -> tuple[list, list[str]]:
 
 def ncu_row(slug: str, kernel: KernelCounters, model_ld: float | None, model_st: float | None,
             models: tuple[bool, bool]) -> list[str]:
-    row = [slug, short_name(kernel.name)]
+    # The base name only: the chapter names the configuration, and the
+    # template arguments would make this wide table wider still.
+    row = [slug, base_name(kernel.name)]
     for op, model, modelled in (("ld", model_ld, models[0]), ("st", model_st, models[1])):
         instructions = kernel.get(f"{op}_instructions")
         wavefronts = kernel.get(f"{op}_wavefronts")
