@@ -141,11 +141,22 @@ def smallest_accepted(binary: Path) -> str | None:
     return None
 
 
-def sanitize(binary: Path, size: str) -> dict:
+def sanitizer_sizes(binary: Path, smallest: str) -> list[str]:
+    """The smallest square size the chapter accepts, and its small extra
+    sizes (edges and the general path of a chapter that takes any size)."""
+    def small(size: str) -> bool:
+        dims = [int(d) for d in size.lower().split("x")]
+        m, n, k = dims if len(dims) == 3 else dims * 3
+        return m * n * k <= 1 << 24
+    return [smallest] + [s for s in extra_sizes(binary) if small(s)]
+
+
+def sanitize(binary: Path, sizes: list[str]) -> dict:
     results = {}
+    size = " ".join(sizes)
     for tool in SANITIZER_TOOLS:
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
-               str(binary), "--sizes", size, "--check-only"]
+               str(binary), "--sizes", *sizes, "--check-only"]
         if tool == "memcheck":
             cmd[3:3] = ["--leak-check", "full"]
         done = run(cmd, timeout=300)
@@ -245,11 +256,11 @@ def main() -> int:
         say("running compute-sanitizer (memcheck, racecheck, synccheck), 4 chapters at a time")
         small = {b.name: smallest_accepted(b) for b in binaries}
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            jobs = {b.name: pool.submit(sanitize, b, small[b.name]) for b in binaries
-                    if small[b.name]}
+            jobs = {b.name: pool.submit(sanitize, b, sanitizer_sizes(b, small[b.name]))
+                    for b in binaries if small[b.name]}
             if (build_dir / "bin" / "transpose").exists() and not args.chapters:
                 jobs["transpose"] = pool.submit(sanitize, build_dir / "bin" / "transpose",
-                                                "33x65")
+                                                ["33x65"])
             for name, job in jobs.items():
                 sanitizer[name] = job.result()
                 verdict = ", ".join(f"{t} {'clean' if r['clean'] else 'NOT CLEAN'}"
