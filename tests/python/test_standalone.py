@@ -1,0 +1,52 @@
+"""Every chapter builds alone with the one nvcc line its kernel file gives
+(and its page shows): the harness really is header-only, and the include
+path and libraries in that line are right. `-arch=native` needs a GPU, so
+the test builds for sm_90, the H200's architecture, instead."""
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from common import ROOT
+
+BUILD_LINE = re.compile(r"^//\s+(nvcc .*)$", re.MULTILINE)
+
+
+def build_lines():
+    lines = []
+    for kernel in sorted(ROOT.glob("chapters/*/kernel.cu")):
+        text = kernel.read_text()
+        start = text.find("Build this chapter alone, from its folder:")
+        assert start >= 0, f"{kernel}: no build line in the opening comment"
+        match = BUILD_LINE.search(text, start)
+        assert match, f"{kernel}: no nvcc line after 'Build this chapter alone'"
+        lines.append((kernel.parent, match.group(1)))
+    return lines
+
+
+def test_every_chapter_states_its_build_line():
+    lines = build_lines()
+    assert len(lines) == len(list(ROOT.glob("chapters/*/kernel.cu")))
+    for folder, line in lines:
+        assert "-I../../code/include" in line and "-lcublas" in line, (folder.name, line)
+        assert "-arch=native" in line, (folder.name, line)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_every_chapter_builds_alone_with_its_line(tmp_path):
+    def build(folder_line):
+        folder, line = folder_line
+        words = line.replace("-arch=native", "-arch=sm_90").split()
+        out = words.index("-o")
+        words[out + 1] = str(tmp_path / folder.name)
+        done = subprocess.run(words, cwd=folder, capture_output=True, text=True, timeout=600)
+        return folder.name, done
+
+    workers = max(1, min(2, os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for name, done in pool.map(build, build_lines()):
+            assert done.returncode == 0, f"{name}:\n{done.stderr[-2000:]}"
+            assert (tmp_path / name).is_file()
