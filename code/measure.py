@@ -84,11 +84,14 @@ def chapter_binaries(build_dir: Path, wanted: list[str]) -> list[Path]:
 
 def merge_write(path: Path, common: dict, key: str, entries: dict) -> None:
     """Writes common + {key: entries}; a partial run (--chapters) keeps the
-    entries of chapters it did not run from the file already there."""
+    entries of chapters it did not run from the file already there. Each new
+    entry records the commit and date it was measured at, since after a
+    partial run the file's header speaks only for the latest one."""
     merged = {}
     if path.exists():
         merged = json.loads(path.read_text()).get(key, {})
-    merged.update(entries)
+    stamp = {"git_commit": common["git_commit"], "date": common["date"]}
+    merged.update({name: {**entry, "measured": stamp} for name, entry in entries.items()})
     path.write_text(json.dumps({**common, key: dict(sorted(merged.items()))}, indent=2) + "\n")
 
 

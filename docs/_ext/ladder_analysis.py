@@ -381,10 +381,16 @@ class NcuDirective(_AnalysisDirective):
                             for slug in slugs} - {"None"})
             line = (f"Nsight Compute, one launch at {', '.join(sizes) or '?'}; "
                     f"{ncu.get('gpu', gpu)}")
-            if ncu.get("date"):
-                line += f" \u00b7 measured {ncu['date'][:10]}"
-            if ncu.get("git_commit"):
-                line += f" \u00b7 commit {ncu['git_commit']}"
+            # Each entry records the commit it was measured at; older files
+            # only say which run wrote the file last, and the line says so.
+            stamps = sorted({(e["measured"].get("date", "")[:10], e["measured"].get("git_commit", ""))
+                             for e in (analysis.ncu_entry(ncu, slug) or {} for slug in slugs)
+                             if isinstance(e.get("measured"), dict)})
+            if stamps:
+                line += "".join(f" \u00b7 measured {d} at commit {c}" for d, c in stamps)
+            elif ncu.get("git_commit"):
+                line += (f" \u00b7 file last written {ncu.get('date', '')[:10]} at commit "
+                         f"{ncu['git_commit']} (a partial run keeps earlier chapters' counters)")
             if any(models):
                 line += (". Model: wavefronts per instruction that the bank model predicts "
                          "(`bankmap`)")
