@@ -469,17 +469,22 @@ class SweepDirective(_AnalysisDirective):
                      f"({counts['valid']} valid, {counts['kept']} kept by the filters)")
         if median is not None:
             line += f" \u00b7 median of the correct: {data.format_gflops(median)} GFLOP/s"
-        if provenance.get("date"):
-            line += f" \u00b7 measured {provenance['date'][:10]}"
-        if provenance.get("git_commit"):
-            line += f" \u00b7 commit {provenance['git_commit']}"
-        block += _paragraph(line, ["ladder-provenance"])
+        block += _paragraph(_measured_when(line, provenance), ["ladder-provenance"])
         return block
 
 
 # --------------------------------------------------------------------------
 # {ladder-transpose}
 # --------------------------------------------------------------------------
+
+
+def _measured_when(line: str, provenance: dict) -> str:
+    """``line`` followed by the date and commit a results file records."""
+    if provenance.get("date"):
+        line += f" \u00b7 measured {provenance['date'][:10]}"
+    if provenance.get("git_commit"):
+        line += f" \u00b7 commit {provenance['git_commit']}"
+    return line
 
 
 class TransposeDirective(_AnalysisDirective):
@@ -526,11 +531,7 @@ class TransposeDirective(_AnalysisDirective):
                 analysis.transpose_counter_rows(entry, variants),
                 classes=["ladder-table", "ladder-transpose"])
         line = name + " \u00b7 GB/s counts bytes read plus bytes written"
-        if provenance.get("date"):
-            line += f" \u00b7 measured {provenance['date'][:10]}"
-        if provenance.get("git_commit"):
-            line += f" \u00b7 commit {provenance['git_commit']}"
-        block += _paragraph(line, ["ladder-provenance"])
+        block += _paragraph(_measured_when(line, provenance), ["ladder-provenance"])
         return block
 
 
