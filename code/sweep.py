@@ -43,6 +43,11 @@ from pathlib import Path
 
 from measure import ROOT, run
 
+# The book's reader of results says when a result is stale; the sweep records
+# the hash that it checks (see ladder_data.sha256_without_chosen).
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import ladder_data  # noqa: E402  (plain Python, no Sphinx)
+
 # The runner's options for a sweep run: shorter than the measure command's
 # (300 ms warm-up, 7 trials), enough to rank configurations.
 RUN_ARGS = ["--warmup-ms", "100", "--trials", "5", "--reps", "5"]
@@ -349,6 +354,11 @@ def report(chapter: str, sweep: dict, size: str, counts: dict, configs: list[dic
         return 1
     # The GPU's slug comes from what the binaries recorded, as in measure.py.
     provenance = measured[0]["result"]["provenance"]
+    # Every configuration of the grid is timed, whichever one the chapter
+    # commits as Chosen: the hash leaves the [chosen] block out, so that
+    # committing the winner does not make the sweep stale.
+    provenance["source_sha256"] = ladder_data.sha256_without_chosen(ROOT / provenance["source"])
+    provenance["source_sha256_excludes"] = "chosen"
     for c in configs:
         c["result"].pop("provenance", None)
     ranked = rank(configs)
