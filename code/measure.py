@@ -10,7 +10,9 @@ On a machine with an NVIDIA GPU it
   4. benchmarks every chapter at 256 ... 8192 against cuBLAS,
   5. runs compute-sanitizer (memcheck, racecheck, synccheck) on every chapter
      at a small size,
-  6. reads ncu's shared-memory counters for every chapter at one size,
+  6. reads ncu's shared-memory counters for every chapter at one size, and
+     for chapters 11 and 12 the issue rate and stall reasons of their kernel
+     and of cuBLAS's (results/<gpu>/issue.json),
 and writes all of it to results/<gpu>/, where <gpu> is the slug the chapter
 binaries report ("h200" for an NVIDIA H200). It prints progress as it goes and
 a summary table last. Nothing in results/ is written any other way.
@@ -47,6 +49,22 @@ NCU_METRICS = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
 ]
 NCU_SIZE = "4096"
+# Where the issue slots go: for these chapters, ncu also reads how often the
+# schedulers issue, how many instructions and FFMAs they issue, the SM clock
+# during the kernel, and why warps stall (cycles per issued instruction, by
+# reason), for the chapter's kernel and for cuBLAS's in the same run.
+ISSUE_CHAPTERS = ["11-double-buffering", "12-final"]
+STALL_REASONS = ["barrier", "dispatch_stall", "long_scoreboard", "math_pipe_throttle",
+                 "mio_throttle", "no_instruction", "not_selected", "selected",
+                 "short_scoreboard", "wait", "lg_throttle", "branch_resolving"]
+ISSUE_METRICS = [
+    "launch__registers_per_thread", "launch__block_size", "launch__grid_size",
+    "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
+    "smsp__inst_executed.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "smsp__issue_active.avg.per_cycle_active", "smsp__warps_active.avg.per_cycle_active",
+    "smsp__average_warps_active_per_issue_active.ratio",
+    *[f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALL_REASONS],
+]
 START = time.monotonic()
 
 
@@ -179,6 +197,15 @@ def ncu_counters(binary: Path, size: str) -> dict:
     return parse_ncu_csv(run(cmd, timeout=300), size)
 
 
+def issue_profile(binary: Path, size: str) -> dict:
+    """ISSUE_METRICS for the chapter's kernel and for cuBLAS's, one launch of
+    each in a correctness run (the fill kernel is left out by name)."""
+    cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(ISSUE_METRICS),
+           "--kernel-name-base", "function", "--kernel-name", "regex:gemm",
+           "--launch-count", "2", str(binary), "--sizes", size, "--check-only"]
+    return parse_ncu_csv(run(cmd, timeout=300), size)
+
+
 def parse_ncu_csv(done: subprocess.CompletedProcess, size: str) -> dict:
     """{"size", "kernels": {kernel name: {metric: value}}} from ncu's --csv."""
     kernels: dict[str, dict] = {}
@@ -254,7 +281,7 @@ def main() -> int:
     if not args.chapters:
         status["transpose"] = transpose_exercise(build_dir, transpose_json) or {"returncode": 0}
 
-    sanitizer, counters = {}, {}
+    sanitizer, counters, issue = {}, {}, {}
     if not (args.quick or args.no_sanitizer):
         say("running compute-sanitizer (memcheck, racecheck, synccheck), 4 chapters at a time")
         small = {b.name: smallest_accepted(b) for b in binaries}
@@ -273,6 +300,9 @@ def main() -> int:
         for binary in binaries:
             say(f"ncu shared-memory counters for {binary.name} at {NCU_SIZE}")
             counters[binary.name] = ncu_counters(binary, NCU_SIZE)
+            if binary.name in ISSUE_CHAPTERS:
+                say(f"ncu issue and stall profile for {binary.name} and cuBLAS at {NCU_SIZE}")
+                issue[binary.name] = issue_profile(binary, NCU_SIZE)
         if (build_dir / "bin" / "transpose").exists() and not args.chapters:
             say(f"ncu shared-memory counters for the transpose variants at {NCU_SIZE}")
             counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
@@ -298,6 +328,8 @@ def main() -> int:
         merge_write(target / "sanitizer.json", common, "chapters", sanitizer)
     if counters:
         merge_write(target / "ncu.json", {**common, "metrics": NCU_METRICS}, "chapters", counters)
+    if issue:
+        merge_write(target / "issue.json", {**common, "metrics": ISSUE_METRICS}, "chapters", issue)
 
     say(f"wrote {target.relative_to(ROOT)}")
     print(f"\n{'chapter':28} " + " ".join(f"{s:>9}" for s in sizes) + "   (% of cuBLAS)")

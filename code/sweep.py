@@ -3,6 +3,7 @@
 
     python3 code/sweep.py 09-autotuning [--size 4096] [--jobs N] [--build-dir build/sweep]
                           [--arch sm_90] [--list [--all]] [--limit N] [--no-run]
+                          [--commit-winner]
 
 It works on any chapter folder that holds a sweep.json (chapters/09-autotuning/
 sweep.json is the example), in four steps:
@@ -24,7 +25,8 @@ sweep.json is the example), in four steps:
      reported and never wins;
   4. report: results/<gpu>/sweep-<chapter>.json (every configuration's
      parameters and results, the winner, the median, provenance) and a table
-     sorted by GFLOP/s.
+     sorted by GFLOP/s; with --commit-winner, the winner is also written into
+     the chapter's kernel.cu as its Chosen configuration (the [chosen] block).
 Steps 1 and 2 need no GPU. Without one, step 3 prints why and the command
 exits with 77; nothing is written to results/.
 """
@@ -344,14 +346,16 @@ def print_table(ranked: list[dict], names: list[str]) -> None:
               f"{res.get('blocks_per_sm', '-'):>6}  {r['status']}")
 
 
-def report(chapter: str, sweep: dict, size: str, counts: dict, configs: list[dict]) -> int:
+def report(chapter: str, sweep: dict, size: str, counts: dict,
+           configs: list[dict]) -> tuple[int, Path | None]:
     """Writes results/<gpu>/sweep-<chapter>.json and prints the table and the
-    winner. Returns the exit code: 1 when a configuration failed or was
-    incorrect (the chapter's rules promise that every valid one is correct)."""
+    winner. Returns the exit code, 1 when a configuration failed or was
+    incorrect (the chapter's rules promise that every valid one is correct),
+    and the file written (None when nothing was)."""
     measured = [c for c in configs if "provenance" in c["result"]]
     if not measured:
         print("sweep: no configuration ran; nothing was written")
-        return 1
+        return 1, None
     # The GPU's slug comes from what the binaries recorded, as in measure.py.
     provenance = measured[0]["result"]["provenance"]
     # Every configuration of the grid is timed, whichever one the chapter
@@ -387,15 +391,58 @@ def report(chapter: str, sweep: dict, size: str, counts: dict, configs: list[dic
         print(f"  not a candidate: {config_label(c['params'])}: {describe(c['result'])}")
     if not candidates:
         print("sweep: no configuration was correct and timed: there is no winner")
-        return 1
+        return 1, out
     print(f"winner: {summary['winner']['config']}\n"
           f"        {best['gflops']:.1f} GFLOP/s, {best['pct_cublas']:.1f}% of cuBLAS, "
           f"{100 * (summary['winner_over_median'] - 1):.1f}% above the median of "
           f"{len(candidates)} correct configurations ({median:.1f} GFLOP/s)")
-    return 1 if others else 0
+    return (1 if others else 0), out
 
 
 # ---------------------------------------------------------------- main
+
+# ---------------------------------------------------------------- --commit-winner
+
+def chosen_block(chapter: str, config: str, gpu: str, gpu_slug: str) -> str:
+    """The [chosen] block that --commit-winner writes into the chapter's
+    kernel.cu: the winner's configuration, without its namespace (the block
+    is inside it), and where it came from."""
+    inside = config.split("::", 1)[1] if "::" in config.split("<", 1)[0] else config
+    return "\n".join([
+        "// [chosen]",
+        f"/// The configuration this chapter runs: the winner of the sweep on the {gpu}",
+        f"/// (results/{gpu_slug}/sweep-{chapter}.json), written here by",
+        f"/// `python3 code/sweep.py {chapter} --commit-winner`. Run that on your own",
+        "/// GPU and its winner replaces this line.",
+        f"using Chosen = {inside};",
+        "// [end]",
+        "",
+    ])
+
+
+def replace_chosen(text: str, block: str) -> str:
+    """`text` (a kernel file) with its [chosen] block replaced by `block`.
+    Raises ValueError when it has no single [chosen] block."""
+    without = ladder_data.without_chosen(text)  # checks there is exactly one
+    lines = text.splitlines(keepends=True)
+    begin = next(i for i, line in enumerate(lines)
+                 if line.lstrip().startswith(ladder_data.CHOSEN_BEGIN))
+    kept_before = "".join(lines[:begin])
+    assert without.startswith(kept_before)
+    return kept_before + block + without[len(kept_before):]
+
+
+def commit_winner(chapter: str, sweep: dict, summary_path: Path) -> None:
+    summary = json.loads(summary_path.read_text())
+    if "winner" not in summary:
+        sys.exit("sweep: --commit-winner: the sweep has no winner")
+    provenance = summary["provenance"]
+    kernel = ROOT / "chapters" / chapter / "kernel.cu"
+    block = chosen_block(chapter, summary["winner"]["config"], provenance["gpu"].removeprefix("NVIDIA "),
+                         provenance["gpu_slug"])
+    kernel.write_text(replace_chosen(kernel.read_text(), block))
+    say(f"wrote the winner into {kernel.relative_to(ROOT)}: {summary['winner']['config']}")
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
@@ -414,6 +461,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None,
                         help="sweep only this many configurations, spread evenly over the list")
     parser.add_argument("--no-run", action="store_true", help="build, and stop before running")
+    parser.add_argument("--commit-winner", action="store_true",
+                        help="after the sweep, write its winner into the chapter's kernel.cu "
+                             "(the [chosen] block)")
     args = parser.parse_args()
 
     chapter = args.chapter.strip("/").split("/")[-1]
@@ -466,7 +516,10 @@ def main() -> int:
     counts = {"grid": len(points), "valid": sum(p["error"] is None for p in points),
               "kept": sum(p["error"] is None and all(p["keep"]) for p in points),
               "swept": len(configs)}
-    return report(chapter, sweep, args.size, counts, swept)
+    status, written = report(chapter, sweep, args.size, counts, swept)
+    if args.commit_winner and written is not None:
+        commit_winner(chapter, sweep, written)
+    return status
 
 
 if __name__ == "__main__":
