@@ -31,6 +31,9 @@ the directive shows a note, not a warning:
     the autotuning sweep: every configuration as a point, the ten fastest.
 ``{ladder-transpose}``
     chapter 10's transpose exercise, per size, with ncu's counters if any.
+``{ladder-issue} <slug>``
+    where the issue slots go (results/<gpu>/issue.json): the chapter's kernel
+    beside cuBLAS's, instructions, FFMA share, issue rate, stall reasons.
 
 A sweep or transpose file whose source has changed is marked stale and
 listed in ladder-stale.json, like a chapter result. Computing lives in
@@ -408,6 +411,49 @@ class NcuDirective(_AnalysisDirective):
 
 
 # --------------------------------------------------------------------------
+# {ladder-issue} <slug>
+# --------------------------------------------------------------------------
+
+
+class IssueDirective(_AnalysisDirective):
+    """The chapter's kernel beside cuBLAS's: how often the schedulers issue,
+    what, and why the warps waited, as ncu read them (issue.json)."""
+
+    required_arguments = 1
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        output: list[nodes.Node] = []
+        for gpu in data.gpu_folders(self.results_root):
+            self.track(analysis.issue_path(self.results_root, gpu))
+            issue = analysis.load_issue(self.results_root, gpu)
+            entry = (issue or {}).get("chapters", {}).get(slug)
+            if not isinstance(entry, dict):
+                continue
+            pair = analysis.issue_kernels(entry)
+            if pair is None:
+                raise self.error(f"{self.name}: {analysis.issue_path(self.results_root, gpu)}: "
+                                 f"{slug} does not have one chapter kernel and one cuBLAS kernel")
+            (_, ours), (cublas_name, theirs) = pair
+            block = self.gpu_block(issue.get("gpu", gpu))
+            block += _table([["", slug, "cuBLAS"]], analysis.issue_rows(ours, theirs),
+                            classes=["ladder-table", "ladder-issue"])
+            line = f"Nsight Compute, one launch of each at {entry.get('size', '?')}; {issue.get('gpu', gpu)}"
+            stamp = entry.get("measured")
+            if isinstance(stamp, dict):
+                line += f" \u00b7 measured {stamp.get('date', '')[:10]} at commit {stamp.get('git_commit', '')}"
+            line += (f". cuBLAS's kernel: `{cublas_name}`. A stall row is the cycles per issued "
+                     "instruction that an average warp spent waiting for that reason")
+            block += _paragraph(line + ".", ["ladder-provenance"])
+            output.append(block)
+        if not output:
+            return [_not_yet("Not measured yet",
+                             f"No GPU has an issue profile of {slug} yet: `python3 code/measure.py` "
+                             "records one when Nsight Compute (`ncu`) is installed.")]
+        return output
+
+
+# --------------------------------------------------------------------------
 # {ladder-sweep} <chapter>
 # --------------------------------------------------------------------------
 
@@ -544,5 +590,6 @@ def setup(app):
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)
+    app.add_directive("ladder-issue", IssueDirective)
     return {"version": "1", "env_version": 1,
             "parallel_read_safe": True, "parallel_write_safe": True}

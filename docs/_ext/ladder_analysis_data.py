@@ -11,7 +11,8 @@ tables and figures. Two kinds of input:
   (build/bin/bankmap). Each binary is analysed once per process;
 * measured on a GPU by the measure command, under results/<gpu>/: ncu.json
   (shared-memory and global-load counters), sweep-<chapter>.json (the
-  autotuning sweep) and transpose.json (chapter 10's exercise).
+  autotuning sweep), transpose.json (chapter 10's exercise) and issue.json
+  (the issue rate and stall reasons of chapters 11 and 12 and of cuBLAS).
 """
 
 from __future__ import annotations
@@ -856,4 +857,91 @@ def transpose_counter_rows(entry: dict, variants: list[str]) -> list[list[str]]:
         shown = [DASH if value is None else format_count(value) for value in counts]
         rows.append([variant, shown[0], shown[1], format_ratio(kernel.per_instruction("ld")),
                      shown[2]])
+    return rows
+
+
+# --------------------------------------------------------------------------
+# issue.json: where the issue slots go (the measure command, chapters 11, 12)
+# --------------------------------------------------------------------------
+
+#: Stall reasons shown, in this order: cycles per issued instruction that an
+#: average warp spent stalled for each (ncu's ..._per_issue_active.ratio).
+ISSUE_STALLS = [
+    ("not_selected", "another warp was issued instead (not selected)"),
+    ("dispatch_stall", "held back at dispatch (dispatch stall)"),
+    ("short_scoreboard", "waiting for a shared-memory load (short scoreboard)"),
+    ("wait", "waiting a fixed latency (wait)"),
+    ("barrier", "waiting at __syncthreads() (barrier)"),
+    ("no_instruction", "no instruction fetched (no instruction)"),
+    ("long_scoreboard", "waiting for a global load (long scoreboard)"),
+    ("math_pipe_throttle", "FMA pipe busy (math pipe throttle)"),
+    ("mio_throttle", "shared-memory queue full (MIO throttle)"),
+]
+
+
+def issue_path(root: str | os.PathLike, gpu: str) -> Path:
+    return Path(root) / gpu / "issue.json"
+
+
+def load_issue(root: str | os.PathLike, gpu: str) -> dict | None:
+    """A GPU's issue.json, or None when it has none."""
+    path = issue_path(root, gpu)
+    if not path.is_file():
+        return None
+    content = data.read_json(path)
+    if not isinstance(content.get("chapters", {}), dict):
+        raise data.ResultsError(f"{path}: chapters is not an object")
+    return content
+
+
+def issue_kernels(entry: dict) -> tuple[tuple[str, dict], tuple[str, dict]] | None:
+    """(the chapter's kernel, cuBLAS's kernel), each as (name, metrics), from
+    one chapter's entry of issue.json; None when either is missing. Every
+    chapter kernel is named sgemm_*; cuBLAS's is the other one."""
+    kernels = entry.get("kernels") if isinstance(entry, dict) else None
+    if not isinstance(kernels, dict):
+        return None
+    ours = [(n, m) for n, m in kernels.items() if "sgemm_" in n]
+    theirs = [(n, m) for n, m in kernels.items() if "sgemm_" not in n]
+    if len(ours) != 1 or len(theirs) != 1:
+        return None
+    return ours[0], theirs[0]
+
+
+def issue_rows(ours: dict, theirs: dict) -> list[list[str]]:
+    """The rows of the issue table: a quantity, then its value for the
+    chapter's kernel and for cuBLAS's. A metric that is missing shows a dash."""
+
+    def get(metrics: dict, name: str) -> float | None:
+        value = metrics.get(name)
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def fmt(value: float | None, spec: str, scale: float = 1.0) -> str:
+        return DASH if value is None else format(value * scale, spec)
+
+    def ffma_share(metrics: dict) -> float | None:
+        ffma = get(metrics, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
+        issued = get(metrics, "smsp__inst_executed.sum")
+        return None if not ffma or not issued else 100.0 * ffma / 32.0 / issued
+
+    rows = []
+    for label, name, spec, scale in [
+        ("registers per thread", "launch__registers_per_thread", ".0f", 1.0),
+        ("threads per block", "launch__block_size", ".0f", 1.0),
+        ("blocks", "launch__grid_size", ".0f", 1.0),
+        ("time (ms)", "gpu__time_duration.sum", ".3f", 1e-6),
+        ("SM clock during the kernel (GHz)", "sm__cycles_elapsed.avg.per_second", ".3f", 1e-9),
+        ("warp instructions issued (billions)", "smsp__inst_executed.sum", ".3f", 1e-9),
+    ]:
+        rows.append([label, fmt(get(ours, name), spec, scale), fmt(get(theirs, name), spec, scale)])
+    rows.append(["FFMA share of the instructions (%)", fmt(ffma_share(ours), ".1f"),
+                 fmt(ffma_share(theirs), ".1f")])
+    for label, name in [
+        ("warps per scheduler", "smsp__warps_active.avg.per_cycle_active"),
+        ("instructions issued per scheduler per cycle", "smsp__issue_active.avg.per_cycle_active"),
+    ]:
+        rows.append([label, fmt(get(ours, name), ".2f"), fmt(get(theirs, name), ".2f")])
+    for reason, label in ISSUE_STALLS:
+        name = f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+        rows.append([f"stall: {label}", fmt(get(ours, name), ".2f"), fmt(get(theirs, name), ".2f")])
     return rows
