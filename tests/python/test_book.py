@@ -117,6 +117,42 @@ def test_the_hash_is_compared_case_blind(tree):
     assert data.staleness(provenance, repo) is None
 
 
+KERNEL_WITH_CHOSEN = """// a kernel
+// [chosen]
+/// the one this chapter runs
+using Chosen = Tiling<1, 2>;
+// [end]
+int main() {}
+"""
+
+
+def test_a_sweep_hash_leaves_out_only_the_chosen_block():
+    assert data.without_chosen(KERNEL_WITH_CHOSEN) == "// a kernel\nint main() {}\n"
+    with pytest.raises(ValueError, match="found 0"):
+        data.without_chosen("int main() {}\n")
+    with pytest.raises(ValueError, match="no '// \\[end\\]' line"):
+        data.without_chosen("// [chosen]\nusing Chosen = T;\n")
+
+
+def test_a_sweep_stays_fresh_when_only_its_chosen_block_changes(tmp_path):
+    kernel = tmp_path / "chapters" / "09-x" / "kernel.cu"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text(KERNEL_WITH_CHOSEN)
+    provenance = {"source": "chapters/09-x/kernel.cu", "source_sha256_excludes": "chosen",
+                  "source_sha256": data.sha256_without_chosen(kernel)}
+    whole_file = {"source": "chapters/09-x/kernel.cu", "source_sha256": data.sha256_of(kernel)}
+    kernel.write_text(KERNEL_WITH_CHOSEN.replace("Tiling<1, 2>", "Tiling<3, 4>"))
+    assert data.staleness(provenance, tmp_path) is None
+    # A full-file hash (a chapter result) does see the change.
+    assert "has changed" in data.staleness(whole_file, tmp_path)
+    kernel.write_text(KERNEL_WITH_CHOSEN.replace("int main", "long main"))
+    assert "has changed" in data.staleness(provenance, tmp_path)
+    kernel.write_text("int main() {}\n")
+    assert "no longer has the [chosen] block" in data.staleness(provenance, tmp_path)
+    assert "does not know" in data.staleness({**provenance, "source_sha256_excludes": "other"},
+                                             tmp_path)
+
+
 def test_committed_results_are_valid_and_fresh():
     """Every result in results/ reads, and belongs to the code in the tree."""
     results = ROOT / "results"

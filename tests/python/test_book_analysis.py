@@ -343,6 +343,27 @@ def test_bad_sweeps_are_errors(content, message):
 # -- The transpose exercise ---------------------------------------------------------
 
 
+def test_issue_kernels_pair_the_chapter_with_cublas():
+    entry = {"kernels": {"void ch12::sgemm_warptiled<T>(int)": {"a": 1.0},
+                         "sm80_xmma_gemm_f32": {"a": 2.0}}}
+    (ours, _), (theirs, _) = analysis.issue_kernels(entry)
+    assert "sgemm_" in ours and theirs == "sm80_xmma_gemm_f32"
+    assert analysis.issue_kernels({"kernels": {"sgemm_a": {}, "sgemm_b": {}}}) is None
+    assert analysis.issue_kernels({"error": ["ncu failed"]}) is None
+
+
+def test_issue_rows_compute_the_ffma_share_and_show_missing_metrics_as_dashes():
+    ours = {"smsp__inst_executed.sum": 2.0e9,
+            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 57.6e9,
+            "smsp__issue_active.avg.per_cycle_active": 0.84,
+            "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": 0.01}
+    rows = {row[0]: row[1:] for row in analysis.issue_rows(ours, {})}
+    assert rows["FFMA share of the instructions (%)"] == ["90.0", analysis.DASH]
+    assert rows["instructions issued per scheduler per cycle"] == ["0.84", analysis.DASH]
+    assert rows["stall: waiting at __syncthreads() (barrier)"] == ["0.01", analysis.DASH]
+    assert rows["time (ms)"] == [analysis.DASH, analysis.DASH]
+
+
 def test_transpose_rows():
     content = analysis.load_transpose(FIXTURES, "h200")
     first, second = content["sizes"]
@@ -478,6 +499,9 @@ EVERY_DIRECTIVE = """# Scratch
 
 ```{ladder-transpose}
 ```
+
+```{ladder-issue} 12-final
+```
 """
 
 
@@ -512,6 +536,12 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     # The sweep, the chosen configuration first; the transpose with its counters.
     assert "1 (fastest) 128 128 16 15,000" in text
     assert "tiled_32x32 100 3,200 32.00 3,100" in text
+    # The issue profile: the fixture's FFMA shares (3.2e10 / 32 over 1e9 and
+    # 1.25e9 instructions), issue rates and one stall row, chapter then cuBLAS.
+    assert "FFMA share of the instructions (%) 100.0 80.0" in text
+    assert "instructions issued per scheduler per cycle 0.80 0.90" in text
+    assert "(dispatch stall) 0.40 0.10" in text
+    assert "fixture_cublas_gemm_kernel" in text
     assert "Stale" not in text
     # Every figure twice, light and dark: mix, bank map, sweep.
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
