@@ -187,23 +187,27 @@ def sanitize(binary: Path, sizes: list[str]) -> dict:
     return results
 
 
+def ncu_chapter(binary: Path, size: str, metrics: list[str], kernels: str, launches: int) -> dict:
+    """ncu's `metrics` for the first `launches` kernels whose function name
+    matches the regular expression `kernels`, in a correctness run of one
+    chapter binary at `size`."""
+    cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(metrics),
+           "--kernel-name-base", "function", "--kernel-name", f"regex:{kernels}",
+           "--launch-count", str(launches), str(binary), "--sizes", size, "--check-only"]
+    return parse_ncu_csv(run(cmd, timeout=300), size)
+
+
 def ncu_counters(binary: Path, size: str) -> dict:
     """ncu's shared-memory counters for the chapter's kernel (every chapter
     kernel's name starts with sgemm_; cuBLAS's and the input fill's do not),
     one launch of a correctness run."""
-    cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(NCU_METRICS),
-           "--kernel-name-base", "function", "--kernel-name", "regex:^sgemm_",
-           "--launch-count", "1", str(binary), "--sizes", size, "--check-only"]
-    return parse_ncu_csv(run(cmd, timeout=300), size)
+    return ncu_chapter(binary, size, NCU_METRICS, "^sgemm_", 1)
 
 
 def issue_profile(binary: Path, size: str) -> dict:
     """ISSUE_METRICS for the chapter's kernel and for cuBLAS's, one launch of
-    each in a correctness run (the fill kernel is left out by name)."""
-    cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(ISSUE_METRICS),
-           "--kernel-name-base", "function", "--kernel-name", "regex:gemm",
-           "--launch-count", "2", str(binary), "--sizes", size, "--check-only"]
-    return parse_ncu_csv(run(cmd, timeout=300), size)
+    each in a correctness run (the fill kernel's name has no "gemm")."""
+    return ncu_chapter(binary, size, ISSUE_METRICS, "gemm", 2)
 
 
 def parse_ncu_csv(done: subprocess.CompletedProcess, size: str) -> dict:

@@ -526,15 +526,20 @@ def ncu_path(root: str | os.PathLike, gpu: str) -> Path:
     return Path(root) / gpu / "ncu.json"
 
 
-def load_ncu(root: str | os.PathLike, gpu: str) -> dict | None:
-    """A GPU's ncu.json, or None when it has none."""
-    path = ncu_path(root, gpu)
+def load_chapters_file(path: Path) -> dict | None:
+    """A results file of per-chapter entries written by the measure command
+    (ncu.json, issue.json), or None when there is none."""
     if not path.is_file():
         return None
     content = data.read_json(path)
     if not isinstance(content.get("chapters", {}), dict):
         raise data.ResultsError(f"{path}: chapters is not an object")
     return content
+
+
+def load_ncu(root: str | os.PathLike, gpu: str) -> dict | None:
+    """A GPU's ncu.json, or None when it has none."""
+    return load_chapters_file(ncu_path(root, gpu))
 
 
 def ncu_entry(ncu: dict, name: str) -> dict | None:
@@ -885,13 +890,7 @@ def issue_path(root: str | os.PathLike, gpu: str) -> Path:
 
 def load_issue(root: str | os.PathLike, gpu: str) -> dict | None:
     """A GPU's issue.json, or None when it has none."""
-    path = issue_path(root, gpu)
-    if not path.is_file():
-        return None
-    content = data.read_json(path)
-    if not isinstance(content.get("chapters", {}), dict):
-        raise data.ResultsError(f"{path}: chapters is not an object")
-    return content
+    return load_chapters_file(issue_path(root, gpu))
 
 
 def issue_kernels(entry: dict) -> tuple[tuple[str, dict], tuple[str, dict]] | None:
