@@ -399,8 +399,6 @@ def report(chapter: str, sweep: dict, size: str, counts: dict,
     return (1 if others else 0), out
 
 
-# ---------------------------------------------------------------- main
-
 # ---------------------------------------------------------------- --commit-winner
 
 def chosen_block(chapter: str, config: str, gpu: str, gpu_slug: str) -> str:
@@ -423,16 +421,17 @@ def chosen_block(chapter: str, config: str, gpu: str, gpu_slug: str) -> str:
 def replace_chosen(text: str, block: str) -> str:
     """`text` (a kernel file) with its [chosen] block replaced by `block`.
     Raises ValueError when it has no single [chosen] block."""
-    without = ladder_data.without_chosen(text)  # checks there is exactly one
+    without = ladder_data.without_chosen(text)  # raises unless there is exactly one
     lines = text.splitlines(keepends=True)
     begin = next(i for i, line in enumerate(lines)
                  if line.lstrip().startswith(ladder_data.CHOSEN_BEGIN))
-    kept_before = "".join(lines[:begin])
-    assert without.startswith(kept_before)
-    return kept_before + block + without[len(kept_before):]
+    before = "".join(lines[:begin])
+    return before + block + without[len(before):]
 
 
-def commit_winner(chapter: str, sweep: dict, summary_path: Path) -> None:
+def commit_winner(chapter: str, summary_path: Path) -> None:
+    """Writes the winner of the sweep in `summary_path` into the chapter's
+    kernel.cu (see chosen_block())."""
     summary = json.loads(summary_path.read_text())
     if "winner" not in summary:
         sys.exit("sweep: --commit-winner: the sweep has no winner")
@@ -443,6 +442,8 @@ def commit_winner(chapter: str, sweep: dict, summary_path: Path) -> None:
     kernel.write_text(replace_chosen(kernel.read_text(), block))
     say(f"wrote the winner into {kernel.relative_to(ROOT)}: {summary['winner']['config']}")
 
+
+# ---------------------------------------------------------------- main
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
@@ -518,7 +519,7 @@ def main() -> int:
               "swept": len(configs)}
     status, written = report(chapter, sweep, args.size, counts, swept)
     if args.commit_winner and written is not None:
-        commit_winner(chapter, sweep, written)
+        commit_winner(chapter, written)
     return status
 
 
