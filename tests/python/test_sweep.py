@@ -86,11 +86,10 @@ def test_the_register_filters_keep_64_to_128_results_per_thread(listed):
 def test_the_chapter_runs_the_winner_of_its_committed_sweeps():
     chosen = re.search(r"using Chosen = Tiling<([\d, ]+)>;", KERNEL.read_text())
     values = [int(v) for v in chosen.group(1).split(",")]
-    sweeps = sorted((ROOT / "results").glob(f"*/sweep-{CHAPTER}.json"))
-    if not sweeps:
-        pytest.skip("no committed sweep of chapter 09")
     # The reference GPU's sweep decides; the book is written against it.
     reference = ROOT / "results" / "h200" / f"sweep-{CHAPTER}.json"
+    if not reference.is_file():
+        pytest.skip("no committed H200 sweep of chapter 09")
     winner = json.loads(reference.read_text())["winner"]["params"]
     assert dict(zip(PARAMETERS, values)) == winner
 
