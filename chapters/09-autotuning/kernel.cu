@@ -28,11 +28,12 @@ inline const char* broken_rule(const char* sentence) { return sentence; }
 /// @brief Every rule that tile sizes must meet for the warp-tiled kernel to
 /// compute the right result, over plain ints: Tiling checks its own sizes
 /// with it at compile time, and the sweep's enumerator calls it on the host
-/// for every point of its grid. The parameters are Tiling's (see there).
+/// for every point of its grid. The parameters are Tiling's (see there); the
+/// last, SERPENTINE, is not a size but the order of the multiply-adds.
 /// @return nullptr when the sizes meet every rule, otherwise the sentence of
 ///         the first rule they break.
 constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int WNITER, int TM,
-                                   int TN, int NUM_THREADS) {
+                                   int TN, int NUM_THREADS, int SERPENTINE = 0) {
   constexpr int WARP_SIZE = 32;
   if (BM < 1 || BN < 1 || BK < 1 || WM < 1 || WN < 1 || WNITER < 1 || TM < 1 || TN < 1 ||
       NUM_THREADS < 1) {
@@ -73,6 +74,9 @@ constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int W
   if ((BM * BK + BK * BN) * int(sizeof(float)) > 48 * 1024) {
     return broken_rule("static shared memory is limited to 48 KiB per block");
   }
+  if (SERPENTINE != 0 && SERPENTINE != 1) {
+    return broken_rule("SERPENTINE is 0 (row by row) or 1 (column by column, snaking)");
+  }
   return nullptr;
 }
 // [end]
@@ -92,8 +96,11 @@ constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int W
 /// @tparam TM_ rows of the block of C that one thread computes per sub-tile
 /// @tparam TN_ columns of the block of C that one thread computes per sub-tile
 /// @tparam NUM_THREADS_ threads per block
+/// @tparam SERPENTINE_ the order of a thread's multiply-adds in one step (see
+///         outer_product()): 0, row by row, as in chapters 06 to 08; 1,
+///         column by column, down one column and up the next
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int WNITER_, int TM_, int TN_,
-          int NUM_THREADS_>
+          int NUM_THREADS_, int SERPENTINE_ = 0>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -104,6 +111,7 @@ struct Tiling {
   static constexpr int TM = TM_;
   static constexpr int TN = TN_;
   static constexpr int NUM_THREADS = NUM_THREADS_;
+  static constexpr int SERPENTINE = SERPENTINE_;
 
   static constexpr int WARP_SIZE = 32;
   /// Warps per block, one per WM x WN warp tile.
@@ -132,7 +140,7 @@ struct Tiling {
 
   // Every rule is in tiling_error(). When one is broken, evaluating it here
   // fails at that rule's line, and the compiler's error quotes it.
-  static_assert(tiling_error(BM, BN, BK, WM, WN, WNITER, TM, TN, NUM_THREADS) == nullptr,
+  static_assert(tiling_error(BM, BN, BK, WM, WN, WNITER, TM, TN, NUM_THREADS, SERPENTINE) == nullptr,
                 "the tile sizes break a rule of tiling_error()");
 };
 // [end]
@@ -252,6 +260,49 @@ __device__ void store_float4(float* p, float4 v) { *reinterpret_cast<float4*>(p)
 // [end]
 
 // [kernel]
+// [outer-product]
+/// Adds the outer product of one step's operands to a thread's results:
+/// acc[m][n] += reg_m[m] * reg_n[n] for every m and n, in the order that
+/// T::SERPENTINE picks. Every result gets the same additions in the same
+/// order either way, so the results are bit for bit the same; only the order
+/// of the FFMA instructions that ptxas is handed changes.
+///
+/// SERPENTINE = 0: row by row, as in chapters 06 to 08. Consecutive
+/// multiply-adds share their A operand reg_m[m], except where a row ends and
+/// the next begins: there the next one shares nothing with the last.
+///
+/// SERPENTINE = 1: column by column, down even columns and up odd ones.
+/// Consecutive multiply-adds share their B operand reg_n[n] within a column,
+/// and at the turn from one column to the next they share the A operand
+/// reg_m[m] of the row where the turn happens: every multiply-add but the
+/// first shares an operand with the one before it.
+template <class T>
+__device__ void outer_product(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
+                              const float (&reg_m)[T::WMITER * T::TM],
+                              const float (&reg_n)[T::WNITER * T::TN]) {
+  constexpr int ROWS = T::WMITER * T::TM;      // rows of a thread's results
+  constexpr int COLS = T::WNITER * T::TN;      // columns of a thread's results
+  if constexpr (T::SERPENTINE == 0) {
+#pragma unroll
+    for (int m = 0; m < ROWS; ++m) {
+#pragma unroll
+      for (int n = 0; n < COLS; ++n) {
+        acc[m * COLS + n] += reg_m[m] * reg_n[n];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int n = 0; n < COLS; ++n) {
+#pragma unroll
+      for (int step = 0; step < ROWS; ++step) {
+        const int m = (n % 2 == 0) ? step : ROWS - 1 - step;  // down, then up
+        acc[m * COLS + n] += reg_m[m] * reg_n[n];
+      }
+    }
+  }
+}
+// [end]
+
 /// @brief C = alpha * A * B + beta * C with block, warp and thread tiling:
 /// each warp computes a WM x WN tile of C in WMITER x WNITER sub-tiles, each
 /// thread a TM x TN block of every sub-tile, as sums of outer products.
@@ -340,13 +391,7 @@ __global__ void __launch_bounds__(T::NUM_THREADS)
       }
       // The outer product over all sub-tiles: (WMITER * TM) + (WNITER * TN)
       // loads above feed (WMITER * TM) * (WNITER * TN) multiply-adds here.
-#pragma unroll
-      for (int m = 0; m < WMITER * TM; ++m) {
-#pragma unroll
-        for (int n = 0; n < RESULT_COLS; ++n) {
-          acc[m * RESULT_COLS + n] += reg_m[m] * reg_n[n];
-        }
-      }
+      outer_product<T>(acc, reg_m, reg_n);
     }
     // Every thread is done reading: the next step may overwrite the tiles.
     __syncthreads();

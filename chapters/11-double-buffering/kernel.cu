@@ -462,9 +462,11 @@ __device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN]
     }
     // The outer product over all sub-tiles.
 #pragma unroll
-    for (int m = 0; m < WMITER * TM; ++m) {
+    for (int n = 0; n < RESULT_COLS; ++n) {
 #pragma unroll
-      for (int n = 0; n < RESULT_COLS; ++n) {
+      for (int step = 0; step < WMITER * TM; ++step) {
+        // Column by column, snaking: the order chapter 09's sweep chose.
+        const int m = (n % 2 == 0) ? step : WMITER * TM - 1 - step;
         acc[m * RESULT_COLS + n] += reg_m[m] * reg_n[n];
       }
     }

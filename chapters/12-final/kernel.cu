@@ -4,9 +4,6 @@
 // measure:
 //   * __launch_bounds__(NUM_THREADS, MIN_BLOCKS): MIN_BLOCKS resident blocks
 //     per SM, which caps the registers a thread may use;
-//   * the operands a thread reads from shared memory are double-buffered in
-//     registers too: those of dot_idx + 1 are loaded while the multiply-adds
-//     of dot_idx run;
 //   * with beta == 0 the epilogue does not read C at all;
 //   * the blocks are rasterized in groups of GROUP_M tile rows, so that the
 //     blocks resident at one time share panels of A and B in L2;
@@ -548,29 +545,40 @@ __device__ void load_fragments(float (&reg_m)[T::WMITER * T::TM], float (&reg_n)
   }
 }
 
-/// Adds the outer product of one step's operands to thread `tid`'s results:
+/// Adds the outer product of one step's operands to a thread's results:
 /// (WMITER * TM) + (WNITER * TN) operands feed (WMITER * TM) * (WNITER * TN)
-/// multiply-adds.
-///
-/// The loops run column by column (n outside, m inside), the reverse of
-/// chapters 06 to 11. Each result still gets the same additions in the same
-/// order, so the results are bit for bit the same; what changes is the order
-/// of the FFMAs that ptxas is handed, and with it which operand consecutive
-/// FFMAs share (here a B operand, reg_n[n]) and how it allocates registers.
-/// Chapter 12's issue profile found this kernel held back at dispatch more
-/// often than cuBLAS's; this order was measured to issue faster (see the
-/// chapter).
+/// multiply-adds, column by column, down even columns and up odd ones: the
+/// order chapter 09's sweep chose (SERPENTINE = 1 there), in which every
+/// multiply-add shares an operand with the one before it.
 template <class T>
 __device__ void outer_product(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
                               const float (&reg_m)[T::WMITER * T::TM],
                               const float (&reg_n)[T::WNITER * T::TN]) {
-  constexpr int RESULT_COLS = T::WNITER * T::TN;
+  constexpr int ROWS = T::WMITER * T::TM;  // rows of a thread's results
+  constexpr int COLS = T::WNITER * T::TN;  // columns of a thread's results
 #pragma unroll
-  for (int n = 0; n < RESULT_COLS; ++n) {
+  for (int n = 0; n < COLS; ++n) {
 #pragma unroll
-    for (int m = 0; m < T::WMITER * T::TM; ++m) {
-      acc[m * RESULT_COLS + n] += reg_m[m] * reg_n[n];
+    for (int step = 0; step < ROWS; ++step) {
+      const int m = (n % 2 == 0) ? step : ROWS - 1 - step;  // down, then up
+      acc[m * COLS + n] += reg_m[m] * reg_n[n];
     }
+  }
+}
+
+/// Adds the product of one stage's tiles, As (BM x BK, transposed) times Bs
+/// (BK x BN), to thread `tid`'s results `acc`, as chapter 11 does: the loop
+/// over the BK steps is unrolled, so ptxas moves each step's shared loads up
+/// among the previous step's multiply-adds.
+template <class T>
+__device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN], const float* As,
+                             const float* Bs, int tid) {
+  float reg_m[T::WMITER * T::TM];  // this step's operands from A
+  float reg_n[T::WNITER * T::TN];  // this step's operands from B
+#pragma unroll
+  for (int dot_idx = 0; dot_idx < T::BK; ++dot_idx) {
+    load_fragments<T>(reg_m, reg_n, As, Bs, tid, dot_idx);
+    outer_product<T>(acc, reg_m, reg_n);
   }
 }
 // [end]
@@ -632,17 +640,13 @@ __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * 
 
 // [kernel]
 /// @brief C = alpha * A * B + beta * C for any M, N, K >= 1, with warp
-/// tiling, a two-stage software pipeline over K, and operands double-buffered
-/// in registers.
+/// tiling and a two-stage software pipeline over K.
 ///
 /// Block b of the (one-dimensional) grid computes the BM x BN tile of C that
 /// block_tile() assigns it. Shared memory holds two stages, each an As and a
 /// Bs: while the block computes on the tiles of step k in one stage, the B
 /// tile of step k + 1 is copied into the other with cp.async and the A tile
-/// of step k + 1 waits in registers, as in chapter 11. Inside a step, the
-/// operands of dot_idx + 1 are loaded from shared memory while the
-/// multiply-adds of dot_idx run; the loop over dot_idx is unrolled, so that
-/// the two sets of operand registers are distinct registers.
+/// of step k + 1 waits in registers, as in chapter 11.
 ///
 /// @tparam T a Tiling: the tile sizes, checked when it is instantiated.
 /// @tparam ALIGNED K % 4 == 0, N % 4 == 0 and A, B, C 16-byte aligned: the
@@ -674,10 +678,6 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   // thread's block in sub-tile (wm, wn).
   float acc[WMITER * TM * RESULT_COLS] = {};
   float4 a_next[T::A_COPIES];  // the next A tile, on its way through registers
-  // Two sets of operands: set dot_idx % 2 feeds step dot_idx's multiply-adds
-  // while set (dot_idx + 1) % 2 is loaded.
-  float reg_m[2][WMITER * TM];
-  float reg_n[2][WNITER * TN];
 
   // [pipeline]
   // Prologue: step 0's tiles into stage 0.
@@ -687,7 +687,6 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   cp_async_wait_all();
   // Barrier 0. Stage 0: ready. Stage 1: never used, free.
   __syncthreads();
-  load_fragments<T>(reg_m[0], reg_n[0], stage_as(0), stage_bs(0), tid, 0);
 
   int stage = 0;  // the stage that holds this step's tiles
   for (int step = 0; step < num_steps; ++step) {
@@ -699,32 +698,17 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
       copy_b_tile_async<T, ALIGNED>(stage_bs(next), B, K, N, block_col, (step + 1) * BK, tid);
       load_a_tile<T, ALIGNED>(a_next, A, M, K, block_row, (step + 1) * BK, tid);
     }
-#pragma unroll
-    for (int dot_idx = 0; dot_idx < BK; ++dot_idx) {
-      const int now = dot_idx % 2, later = (dot_idx + 1) % 2;
-      if (dot_idx < BK - 1) {
-        // Consume: the operands of dot_idx + 1, from stage `stage`.
-        load_fragments<T>(reg_m[later], reg_n[later], stage_as(stage), stage_bs(stage), tid,
-                          dot_idx + 1);
-      } else {
-        // The last dot_idx: its operands are already in registers, so every
-        // read of stage `stage` is done. Finish stage `next`, then the one
-        // barrier of the step: after it, stage `next` is ready (every
-        // thread's stores and copies into it are done, and the barrier orders
-        // them before any thread's reads) and stage `stage` is consumed, so
-        // reusable: no thread reads it before the next step's loads go into it.
-        if (has_next) {
-          store_a_tile<T>(stage_as(next), a_next, tid);
-          cp_async_wait_all();
-        }
-        __syncthreads();
-        // The next step's first operands (BK is even: they go to set 0).
-        if (has_next) {
-          load_fragments<T>(reg_m[later], reg_n[later], stage_as(next), stage_bs(next), tid, 0);
-        }
-      }
-      outer_product<T>(acc, reg_m[now], reg_n[now]);
+    // Consume: stage `stage` is read here, and only read, by every thread.
+    compute_tile<T>(acc, stage_as(stage), stage_bs(stage), tid);
+    if (has_next) {
+      store_a_tile<T>(stage_as(next), a_next, tid);
+      cp_async_wait_all();
     }
+    // The one barrier of the step: after it, stage `next` is ready (every
+    // thread's stores and copies into it are done, and the barrier orders
+    // them before any thread's reads) and stage `stage` is consumed, so
+    // reusable: no thread reads it before the next step's loads go into it.
+    __syncthreads();
     stage = next;
   }
   // [end pipeline]

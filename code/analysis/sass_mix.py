@@ -174,6 +174,11 @@ def count(instructions: list[Instruction]) -> dict:
         "instructions": total,
         "ffma": ffma,
         "ffma_share": ffma / total if total else 0.0,
+        # FFMAs with an operand marked .reuse: ptxas flags a source register
+        # that the next instruction reads in the same slot, and the operand
+        # reuse cache then serves that read instead of the register file.
+        "ffma_reuse": sum(1 for ins in instructions
+                          if ins.base == "FFMA" and ".reuse" in ins.operands),
         "barriers": by_opcode.get("BAR", 0),
     }
     for kind, counter in widths.items():

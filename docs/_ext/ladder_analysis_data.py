@@ -408,9 +408,15 @@ def mix_categories(counts: dict) -> dict[str, int]:
     return families
 
 
+#: The mix table's row of FFMAs with a .reuse operand; its share is of the
+#: FFMAs, not of all instructions.
+REUSE_ROW = "FFMA with a .reuse operand (share of FFMA)"
+
+
 def mix_rows(counts: dict) -> list[tuple[str, int]]:
     """The {ladder-sass} table's rows for one stretch of code: (label, count)."""
-    rows = [("instructions", counts["instructions"]), ("FFMA", counts["ffma"])]
+    rows = [("instructions", counts["instructions"]), ("FFMA", counts["ffma"]),
+            (REUSE_ROW, counts.get("ffma_reuse", 0))]
     for kind, what, prefix in _MEMORY_ROWS:
         widths = counts[kind]
         if not widths:
@@ -439,7 +445,7 @@ def mix_table(loop: dict) -> tuple[list[str], list[list[str]]]:
         row = [label]
         for (_, counts), column in zip(columns, table):
             number = dict(column).get(label, 0)
-            total = counts["instructions"]
+            total = counts["ffma"] if label == REUSE_ROW else counts["instructions"]
             row += [str(number), data.format_percent(100 * number / total) if total else DASH]
         rows.append(row)
     return header, rows

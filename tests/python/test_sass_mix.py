@@ -70,6 +70,24 @@ __global__ void nested_loop(const float* in, float* out, int n) {
 // No loop at all.
 __global__ void no_loop(float* out) { out[threadIdx.x] = 2.0f * out[threadIdx.x] + 1.0f; }
 
+// Eight FFMAs in a row share their first operand `a` (each into its own
+// result): ptxas marks `a` .reuse on all but the last of them.
+__global__ void reuse_loop(const float* in, float* out, int n) {
+  float b[8];
+  float acc[8] = {};
+#pragma unroll
+  for (int j = 0; j < 8; ++j) b[j] = in[8 * threadIdx.x + j];
+  for (int k = 0; k < n; ++k) {
+    const float a = in[4096 + k];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[j] = fmaf(a, b[j], acc[j]);
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) sum += acc[j];
+  out[threadIdx.x] = sum;
+}
+
 // Four consecutive floats of a row of a shared tile with rows of STRIDE
 // floats; the row is data-dependent, so the compiler knows only what STRIDE
 // tells it about alignment. STRIDE = 128: every row starts 16-byte aligned
@@ -132,6 +150,7 @@ def test_finds_every_kernel_and_demangles(results):
         "scalar_loop",
         "nested_loop",
         "no_loop",
+        "reuse_loop",
         "padded_row_read<128>",
         "padded_row_read<130>",
     }
@@ -176,6 +195,15 @@ def test_k_loop_is_the_outer_loop_and_inner_loops_are_weighted(cubin, results):
     assert per_tile["ffma"] == 16 * inner["ffma"]
     assert per_tile["instructions"] == loop["instructions"] + 15 * inner["instructions"]
     assert per_tile["barriers"] == 2
+
+
+def test_ffma_sharing_an_operand_read_it_from_the_reuse_cache(results):
+    """reuse_loop's FFMAs share `a`; float4_loop's share no source register."""
+    shared = results["reuse_loop"]["loop"]
+    assert shared["ffma"] >= 8
+    assert 0 < shared["ffma_reuse"] < shared["ffma"]
+    chained = results["float4_loop"]["loop"]
+    assert chained["ffma"] > 0 and chained["ffma_reuse"] == 0
 
 
 def test_kernel_without_loop_has_no_loop(results):
