@@ -150,7 +150,7 @@ struct Tiling {
 /// (results/h200/sweep-09-autotuning.json), written here by
 /// `python3 code/sweep.py 09-autotuning --commit-winner`. Run that on your own
 /// GPU and its winner replaces this line.
-using Chosen = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128>;
+using Chosen = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, 1>;
 // [end]
 
 // [thread-map]

@@ -9,9 +9,10 @@
 //     blocks resident at one time share panels of A and B in L2;
 //   * edges: loads outside the matrices are predicated off and read as zero
 //     (cp.async's source size 0 zero-fills), stores outside are skipped;
-//   * an aligned fast path (16-byte global loads and stores) when K % 4 == 0
-//     and N % 4 == 0, and a general path with 4-byte accesses otherwise, which
-//     is slower; the launcher picks.
+//   * three paths, which the launcher picks: an exact path, without any test
+//     of the edges, when the tiles divide M, N and K; an aligned path (16-byte
+//     global loads and stores, edges tested) when K % 4 == 0 and N % 4 == 0;
+//     and a general path with 4-byte accesses otherwise, which is slower.
 //
 // Build this chapter alone, from its folder:
 //   nvcc -O3 -std=c++17 -arch=native -I../../code/include kernel.cu -lcublas -o final
@@ -212,7 +213,7 @@ struct Tiling {
 /// (results/h200/sweep-12-final.json), written here by
 /// `python3 code/sweep.py 12-final --commit-winner`. Run that on your own
 /// GPU and its winner replaces this line.
-using Chosen = Tiling<128, 256, 16, 64, 64, 2, 8, 8, 256, 1, 1>;
+using Chosen = Tiling<128, 256, 16, 64, 64, 4, 8, 4, 256, 1, 1>;
 // [end]
 
 /// Tiling `T` with its A tile laid out as `layout`.
@@ -452,17 +453,18 @@ __host__ __device__ constexpr TileCoord block_tile(int block, int tiles_m, int t
 /// shared memory later, by store_a_tile(). Elements outside A read as zero.
 /// ALIGNED (K % 4 == 0, A 16-byte aligned): one 16-byte load per float4,
 /// which lies wholly inside or wholly outside A, as its first column is a
-/// multiple of 4. Otherwise four guarded 4-byte loads.
-template <class T, bool ALIGNED>
+/// multiple of 4. Otherwise four guarded 4-byte loads. EDGES false: the
+/// caller knows that the tile lies inside A, and nothing is tested.
+template <class T, bool ALIGNED, bool EDGES>
 __device__ void load_a_tile(float4 (&a)[T::A_COPIES], const float* A, int M, int K, int block_row,
                             int tile_k, int tid) {
   const int col = tile_k + a_copy_col<T>(tid);
 #pragma unroll
   for (int c = 0; c < T::A_COPIES; ++c) {
     const int row = block_row + a_copy_row<T>(tid, c);
-    const bool row_inside = row < M;
+    const bool row_inside = !EDGES || row < M;
     if constexpr (ALIGNED) {
-      a[c] = (row_inside && col < K) ? load_float4(&A[row * K + col])
+      a[c] = (row_inside && (!EDGES || col < K)) ? load_float4(&A[row * K + col])
                                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     } else {
       a[c].x = (row_inside && col + 0 < K) ? A[row * K + col + 0] : 0.0f;
@@ -491,18 +493,19 @@ __device__ void store_a_tile(float* As, const float4 (&a)[T::A_COPIES], int tid)
 /// cp.async, and commits them as one group. Elements outside B are written
 /// as zero. ALIGNED (N % 4 == 0, B 16-byte aligned): one 16-byte copy per
 /// float4, wholly inside or wholly outside B. Otherwise four 4-byte copies.
-template <class T, bool ALIGNED>
+/// EDGES false: the tile lies inside B, and nothing is tested.
+template <class T, bool ALIGNED, bool EDGES>
 __device__ void copy_b_tile_async(float* Bs, const float* B, int K, int N, int block_col,
                                   int tile_k, int tid) {
   const int col = block_col + b_copy_col<T>(tid);
 #pragma unroll
   for (int c = 0; c < T::B_COPIES; ++c) {
     const int row = tile_k + b_copy_row<T>(tid, c);
-    const bool row_inside = row < K;
+    const bool row_inside = !EDGES || row < K;
     float* dst = &Bs[b_store_index<T>(tid, c)];
     // An element outside B copies nothing; B itself stands in as the source.
     if constexpr (ALIGNED) {
-      const bool inside = row_inside && col < N;
+      const bool inside = row_inside && (!EDGES || col < N);
       cp_async_16(dst, inside ? &B[row * N + col] : B, inside);
     } else {
 #pragma unroll
@@ -589,8 +592,9 @@ __device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN]
 /// when READ_C is false (beta == 0), C = alpha * acc without reading C, as
 /// BLAS requires (C may hold NaN then). Elements outside C are skipped.
 /// ALIGNED (N % 4 == 0, C 16-byte aligned): 16-byte accesses, each wholly
-/// inside or wholly outside C. Otherwise guarded 4-byte accesses.
-template <class T, bool ALIGNED, bool READ_C>
+/// inside or wholly outside C. Otherwise guarded 4-byte accesses. EDGES
+/// false: the tile lies inside C, and nothing is tested.
+template <class T, bool ALIGNED, bool EDGES, bool READ_C>
 __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN], float* C,
                              int M, int N, float alpha, float beta, int block_row, int block_col,
                              int tid) {
@@ -601,7 +605,7 @@ __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * 
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
       const int row = block_row + thread_row<T>(tid, wm) + i;
-      if (row >= M) continue;
+      if (EDGES && row >= M) continue;
 #pragma unroll
       for (int wn = 0; wn < T::WNITER; ++wn) {
 #pragma unroll
@@ -610,7 +614,7 @@ __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * 
           const float* result = &acc[(wm * TM + i) * RESULT_COLS + wn * TN + j];
           float* out = &C[row * N + col];
           if constexpr (ALIGNED) {
-            if (col >= N) continue;
+            if (EDGES && col >= N) continue;
             float4 c;
             if constexpr (READ_C) {
               c = load_float4(out);
@@ -650,12 +654,15 @@ __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * 
 ///
 /// @tparam T a Tiling: the tile sizes, checked when it is instantiated.
 /// @tparam ALIGNED K % 4 == 0, N % 4 == 0 and A, B, C 16-byte aligned: the
-///         16-byte global accesses are then aligned (see launch()). The
-///         default, true, is the path the standard sizes take.
+///         16-byte global accesses are then aligned (see launch()).
+/// @tparam EDGES false only when BM divides M, BN divides N and BK divides K
+///         (and ALIGNED): every tile then lies inside the matrices, and no
+///         load or store tests an edge. The defaults, true and false, are
+///         this exact path, the one the standard sizes take.
 /// @pre M, N, K >= 1; M * K, K * N and M * N below 2^31 (int offsets).
 /// @pre blockDim.x == T::NUM_THREADS, gridDim.x == ceil(M / BM) * ceil(N / BN),
 ///      and T::SMEM_BYTES of dynamic shared memory (see launch()).
-template <class T, bool ALIGNED = true>
+template <class T, bool ALIGNED = true, bool EDGES = false>
 __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     sgemm_warptiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                     float* C) {
@@ -681,8 +688,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
 
   // [pipeline]
   // Prologue: step 0's tiles into stage 0.
-  copy_b_tile_async<T, ALIGNED>(stage_bs(0), B, K, N, block_col, 0, tid);
-  load_a_tile<T, ALIGNED>(a_next, A, M, K, block_row, 0, tid);
+  copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(0), B, K, N, block_col, 0, tid);
+  load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, 0, tid);
   store_a_tile<T>(stage_as(0), a_next, tid);
   cp_async_wait_all();
   // Barrier 0. Stage 0: ready. Stage 1: never used, free.
@@ -695,8 +702,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     if (has_next) {
       // Load issued: the next tiles start towards stage `next`, which every
       // thread finished reading before the last barrier (or never read).
-      copy_b_tile_async<T, ALIGNED>(stage_bs(next), B, K, N, block_col, (step + 1) * BK, tid);
-      load_a_tile<T, ALIGNED>(a_next, A, M, K, block_row, (step + 1) * BK, tid);
+      copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(next), B, K, N, block_col, (step + 1) * BK, tid);
+      load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, (step + 1) * BK, tid);
     }
     // Consume: stage `stage` is read here, and only read, by every thread.
     compute_tile<T>(acc, stage_as(stage), stage_bs(stage), tid);
@@ -717,9 +724,9 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   // beta == 0 is decided once per block, not once per element: the block
   // then neither reads C nor spends a multiply on it.
   if (beta == 0.0f) {
-    store_c_tile<T, ALIGNED, false>(acc, C, M, N, alpha, beta, block_row, block_col, tid);
+    store_c_tile<T, ALIGNED, EDGES, false>(acc, C, M, N, alpha, beta, block_row, block_col, tid);
   } else {
-    store_c_tile<T, ALIGNED, true>(acc, C, M, N, alpha, beta, block_row, block_col, tid);
+    store_c_tile<T, ALIGNED, EDGES, true>(acc, C, M, N, alpha, beta, block_row, block_col, tid);
   }
   // [end epilogue]
 }
@@ -729,38 +736,44 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
 /// True when `p` is 16-byte aligned.
 inline bool aligned_16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-/// Launches sgemm_warptiled<T, ALIGNED> for `g`, asking once for the dynamic
-/// shared memory that T needs.
-template <class T, bool ALIGNED>
+/// Launches sgemm_warptiled<T, ALIGNED, EDGES> for `g`, asking once for the
+/// dynamic shared memory that T needs.
+template <class T, bool ALIGNED, bool EDGES>
 void launch_path(const ladder::Gemm& g, cudaStream_t stream) {
   // Two stages can exceed the 48 KiB that a block gets without asking.
-  static const cudaError_t smem_granted = cudaFuncSetAttribute(
-      sgemm_warptiled<T, ALIGNED>, cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES);
+  static const cudaError_t smem_granted =
+      cudaFuncSetAttribute(sgemm_warptiled<T, ALIGNED, EDGES>,
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES);
   (void)smem_granted;  // a refusal shows up as the launch's error, which the runner checks
   const int blocks = ladder::ceil_div(g.M, T::BM) * ladder::ceil_div(g.N, T::BN);
-  sgemm_warptiled<T, ALIGNED><<<blocks, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
+  sgemm_warptiled<T, ALIGNED, EDGES><<<blocks, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
       g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 
-/// @brief Launches sgemm_warptiled<T, ALIGNED>: one block of T::NUM_THREADS
-/// threads and T::SMEM_BYTES of dynamic shared memory per BM x BN tile of C
-/// (partial tiles included), in a one-dimensional grid that block_tile()
-/// maps to tiles.
+/// @brief Launches sgemm_warptiled for `g` on one of its three paths: one
+/// block of T::NUM_THREADS threads and T::SMEM_BYTES of dynamic shared memory
+/// per BM x BN tile of C (partial tiles included), in a one-dimensional grid
+/// that block_tile() maps to tiles.
 ///
-/// The aligned path needs every row of A, B and C to start 16-byte aligned:
+/// The aligned paths need every row of A, B and C to start 16-byte aligned:
 /// K % 4 == 0 (rows of A), N % 4 == 0 (rows of B and C), and the pointers
-/// themselves aligned. Any other product takes the general path, whose
-/// 4-byte global accesses make it slower.
+/// themselves aligned. When, besides, the tiles divide M, N and K exactly,
+/// the exact path tests no edge at all; otherwise the aligned path tests
+/// them. Any other product takes the general path, whose 4-byte global
+/// accesses make it slower.
 /// @tparam T a Tiling.
 /// @pre accepts<T>(g.M, g.N, g.K) is empty.
 template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   const bool aligned =
       g.K % 4 == 0 && g.N % 4 == 0 && aligned_16(g.A) && aligned_16(g.B) && aligned_16(g.C);
-  if (aligned) {
-    launch_path<T, true>(g, stream);
+  const bool exact = g.M % T::BM == 0 && g.N % T::BN == 0 && g.K % T::BK == 0;
+  if (aligned && exact) {
+    launch_path<T, true, false>(g, stream);
+  } else if (aligned) {
+    launch_path<T, true, true>(g, stream);
   } else {
-    launch_path<T, false>(g, stream);
+    launch_path<T, false, true>(g, stream);
   }
 }
 // [end]
@@ -786,7 +799,7 @@ std::string accepts(int M, int N, int K) {
 #ifndef LADDER_NO_MAIN
 int main(int argc, char** argv) {
   using Config = ch12::Chosen;  // the configuration this chapter runs
-  // The resource report shows the aligned path, the one the standard sizes take.
+  // The resource report shows the exact path, the one the standard sizes take.
   const ladder::KernelInfo kernel{reinterpret_cast<const void*>(ch12::sgemm_warptiled<Config>),
                                   Config::NUM_THREADS, Config::SMEM_BYTES};
   const ladder::Chapter chapter{"12-final",           "The final kernel",    __FILE__,
