@@ -104,8 +104,11 @@ constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int W
 /// @tparam TN_ columns of the block of C that one thread computes per sub-tile
 /// @tparam NUM_THREADS_ threads per block
 /// @tparam A_LAYOUT_ the layout of the transposed A tile in shared memory
+/// @tparam SERPENTINE_ the order of a thread's multiply-adds, as in chapter
+///         09 (see outer_product()): 1, chapter 09's choice, by default; 0,
+///         chapter 08's row by row order, for the measurement beside it
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int WNITER_, int TM_, int TN_,
-          int NUM_THREADS_, ALayout A_LAYOUT_ = ALayout::kPadded>
+          int NUM_THREADS_, ALayout A_LAYOUT_ = ALayout::kPadded, int SERPENTINE_ = 1>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -117,6 +120,8 @@ struct Tiling {
   static constexpr int TN = TN_;
   static constexpr int NUM_THREADS = NUM_THREADS_;
   static constexpr ALayout A_LAYOUT = A_LAYOUT_;
+  static constexpr int SERPENTINE = SERPENTINE_;
+  static_assert(SERPENTINE == 0 || SERPENTINE == 1, "SERPENTINE is 0 (row by row) or 1");
 
   static constexpr int WARP_SIZE = 32;
   /// Warps per block, one per WM x WN warp tile.
@@ -197,8 +202,13 @@ using Chosen = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128>;
 
 /// Tiling `T` with its A tile laid out as `layout`.
 template <class T, ALayout layout>
-using WithALayout =
-    Tiling<T::BM, T::BN, T::BK, T::WM, T::WN, T::WNITER, T::TM, T::TN, T::NUM_THREADS, layout>;
+using WithALayout = Tiling<T::BM, T::BN, T::BK, T::WM, T::WN, T::WNITER, T::TM, T::TN,
+                           T::NUM_THREADS, layout, T::SERPENTINE>;
+
+/// Tiling `T` with its multiply-adds in chapter 08's row by row order.
+template <class T>
+using InRowOrder = Tiling<T::BM, T::BN, T::BK, T::WM, T::WN, T::WNITER, T::TM, T::TN,
+                          T::NUM_THREADS, T::A_LAYOUT, 0>;
 
 // [thread-map]
 /// Row of thread `tid`'s warp tile among the block's BM / WM warp-tile rows.
@@ -421,6 +431,50 @@ __device__ void copy_b_tile_async(float* Bs, const float* B, int N, int block_co
   cp_async_commit();
 }
 
+// [outer-product]
+/// Adds the outer product of one step's operands to a thread's results, as
+/// chapter 09 does:
+/// acc[m][n] += reg_m[m] * reg_n[n] for every m and n, in the order that
+/// T::SERPENTINE picks. Every result gets the same additions in the same
+/// order either way, so the results are bit for bit the same; only the order
+/// of the FFMA instructions that ptxas is handed changes.
+///
+/// SERPENTINE = 0: row by row, as in chapters 06 to 08. Consecutive
+/// multiply-adds share their A operand reg_m[m], except where a row ends and
+/// the next begins: there the next one shares nothing with the last.
+///
+/// SERPENTINE = 1: column by column, down even columns and up odd ones.
+/// Consecutive multiply-adds share their B operand reg_n[n] within a column,
+/// and at the turn from one column to the next they share the A operand
+/// reg_m[m] of the row where the turn happens: every multiply-add but the
+/// first shares an operand with the one before it.
+template <class T>
+__device__ void outer_product(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
+                              const float (&reg_m)[T::WMITER * T::TM],
+                              const float (&reg_n)[T::WNITER * T::TN]) {
+  constexpr int ROWS = T::WMITER * T::TM;      // rows of a thread's results
+  constexpr int COLS = T::WNITER * T::TN;      // columns of a thread's results
+  if constexpr (T::SERPENTINE == 0) {
+#pragma unroll
+    for (int m = 0; m < ROWS; ++m) {
+#pragma unroll
+      for (int n = 0; n < COLS; ++n) {
+        acc[m * COLS + n] += reg_m[m] * reg_n[n];
+      }
+    }
+  } else {
+#pragma unroll
+    for (int n = 0; n < COLS; ++n) {
+#pragma unroll
+      for (int step = 0; step < ROWS; ++step) {
+        const int m = (n % 2 == 0) ? step : ROWS - 1 - step;  // down, then up
+        acc[m * COLS + n] += reg_m[m] * reg_n[n];
+      }
+    }
+  }
+}
+// [end]
+
 /// Adds the product of one stage's tiles, As (BM x BK, transposed) times Bs
 /// (BK x BN), to thread `tid`'s results `acc`: chapter 10's compute loop.
 template <class T>
@@ -461,15 +515,7 @@ __device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN]
       }
     }
     // The outer product over all sub-tiles.
-#pragma unroll
-    for (int n = 0; n < RESULT_COLS; ++n) {
-#pragma unroll
-      for (int step = 0; step < WMITER * TM; ++step) {
-        // Column by column, snaking: the order chapter 09's sweep chose.
-        const int m = (n % 2 == 0) ? step : WMITER * TM - 1 - step;
-        acc[m * RESULT_COLS + n] += reg_m[m] * reg_n[n];
-      }
-    }
+    outer_product<T>(acc, reg_m, reg_n);
   }
 }
 // [end]
