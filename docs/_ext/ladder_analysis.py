@@ -28,7 +28,9 @@ the directive shows a note, not a warning:
     prediction (a number, or a bankmap access name whose wavefronts are the
     model; one for all chapters or one per chapter) adds a model column.
 ``{ladder-sweep} <chapter>``
-    the autotuning sweep: every configuration as a point, the ten fastest.
+    the autotuning sweep: every configuration as a point, the ten fastest;
+    ``:compare: NAME`` adds what a two-valued parameter does across the
+    configurations that differ in it alone.
 ``{ladder-transpose}``
     chapter 10's transpose exercise, per size, with ncu's counters if any.
 ``{ladder-issue} <slug>``
@@ -463,6 +465,7 @@ class SweepDirective(_AnalysisDirective):
     and the ten fastest correct ones."""
 
     required_arguments = 1
+    option_spec = {"compare": directives.unchanged_required}
 
     def render(self) -> list[nodes.Node]:
         chapter = self.arguments[0]
@@ -516,7 +519,21 @@ class SweepDirective(_AnalysisDirective):
         if median is not None:
             line += f" \u00b7 median of the correct: {data.format_gflops(median)} GFLOP/s"
         block += _paragraph(_measured_when(line, provenance), ["ladder-provenance"])
+        if "compare" in self.options:
+            block += self.comparison(sweep, self.options["compare"])
         return block
+
+    def comparison(self, sweep: analysis.Sweep, name: str) -> nodes.Node:
+        """A paragraph on what parameter ``name`` (two values) does across
+        the configurations that differ in it alone."""
+        stats = analysis.sweep_pairs(sweep, name)
+        if stats is None:
+            return _paragraph(f"No two correct configurations differ in {name} alone.")
+        return _paragraph(
+            f"{stats['pairs']} pairs of correct configurations differ in {name} alone; "
+            f"{name} = {stats['high']} is the faster of the pair in {stats['high_wins']} "
+            f"of them. Its rate over that of {name} = {stats['low']}: median "
+            f"{stats['median']:.3f}, from {stats['min']:.3f} to {stats['max']:.3f}.")
 
 
 # --------------------------------------------------------------------------

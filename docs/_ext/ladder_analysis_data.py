@@ -794,6 +794,30 @@ def sweep_rows(sweep: Sweep, count: int = 10,
     return header, rows
 
 
+def sweep_pairs(sweep: Sweep, name: str) -> dict | None:
+    """How one two-valued parameter of a sweep moves the rate: the correct
+    configurations are paired when they differ in ``name`` only, and for each
+    pair the ratio of rates (the larger value of ``name`` over the smaller) is
+    taken. Returns the two values, the number of pairs, how many the larger
+    value wins, and the median, smallest and largest ratio; None when there
+    is no pair."""
+    values = sorted({c["params"][name] for c in sweep.configs if name in c["params"]})
+    if len(values) != 2:
+        raise data.ResultsError(f"sweep parameter {name!r} must take exactly two values, "
+                                f"not {values}")
+    low, high = values
+    rates: dict[tuple, dict] = {}
+    for config in sweep.correct:
+        rest = tuple(sorted((k, v) for k, v in config["params"].items() if k != name))
+        rates.setdefault(rest, {})[config["params"][name]] = config["gflops"]
+    ratios = [pair[high] / pair[low] for pair in rates.values() if len(pair) == 2]
+    if not ratios:
+        return None
+    return {"low": low, "high": high, "pairs": len(ratios),
+            "high_wins": sum(1 for r in ratios if r > 1.0),
+            "median": statistics.median(ratios), "min": min(ratios), "max": max(ratios)}
+
+
 # --------------------------------------------------------------------------
 # Chapter 10's transpose exercise (results/<gpu>/transpose.json)
 # --------------------------------------------------------------------------

@@ -329,6 +329,25 @@ def test_sweep_in_the_flat_layout():
     assert [c["params"]["BM"] for c in sweep.top()] == [128, 64]
 
 
+def test_sweep_pairs_compare_configurations_that_differ_in_one_parameter():
+    content = {"configs": [
+        {"params": {"BM": 64, "S": 0}, "correct": True, "gflops": 10.0},
+        {"params": {"BM": 64, "S": 1}, "correct": True, "gflops": 12.0},
+        {"params": {"BM": 128, "S": 0}, "correct": True, "gflops": 20.0},
+        {"params": {"BM": 128, "S": 1}, "correct": True, "gflops": 18.0},
+        {"params": {"BM": 256, "S": 0}, "correct": True, "gflops": 30.0},
+        {"params": {"BM": 256, "S": 1}, "correct": True, "gflops": 33.0},
+        # Unpaired: its twin is incorrect, so it is left out.
+        {"params": {"BM": 512, "S": 0}, "correct": True, "gflops": 40.0},
+        {"params": {"BM": 512, "S": 1}, "correct": False, "gflops": 99.0}]}
+    stats = analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "S")
+    assert (stats["low"], stats["high"], stats["pairs"], stats["high_wins"]) == (0, 1, 3, 2)
+    assert stats["median"] == pytest.approx(1.1)
+    assert stats["min"] == pytest.approx(0.9) and stats["max"] == pytest.approx(1.2)
+    with pytest.raises(data.ResultsError, match="exactly two values"):
+        analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "BM")
+
+
 @pytest.mark.parametrize("content, message", [
     ({}, "configs is missing"),
     ({"configs": [{"correct": True}]}, r"configs\[0\]\.params is missing"),
