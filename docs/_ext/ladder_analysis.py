@@ -528,7 +528,8 @@ class SweepDirective(_AnalysisDirective):
         the configurations that differ in it alone."""
         stats = analysis.sweep_pairs(sweep, name)
         if stats is None:
-            return _paragraph(f"No two correct configurations differ in {name} alone.")
+            return _paragraph(f"No two correct configurations of this sweep differ in {name} "
+                              "alone.")
         return _paragraph(
             f"{stats['pairs']} pairs of correct configurations differ in {name} alone; "
             f"{name} = {stats['high']} is the faster of the pair in {stats['high_wins']} "

@@ -800,11 +800,12 @@ def sweep_pairs(sweep: Sweep, name: str) -> dict | None:
     pair the ratio of rates (the larger value of ``name`` over the smaller) is
     taken. Returns the two values, the number of pairs, how many the larger
     value wins, and the median, smallest and largest ratio; None when there
-    is no pair."""
+    is no pair (also when the sweep did not vary ``name``)."""
     values = sorted({c["params"][name] for c in sweep.configs if name in c["params"]})
-    if len(values) != 2:
-        raise data.ResultsError(f"sweep parameter {name!r} must take exactly two values, "
-                                f"not {values}")
+    if len(values) > 2:
+        raise data.ResultsError(f"sweep parameter {name!r} must take two values, not {values}")
+    if len(values) < 2:
+        return None  # an older sweep, or one that did not vary it
     low, high = values
     rates: dict[tuple, dict] = {}
     for config in sweep.correct:

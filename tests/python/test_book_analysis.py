@@ -344,8 +344,10 @@ def test_sweep_pairs_compare_configurations_that_differ_in_one_parameter():
     assert (stats["low"], stats["high"], stats["pairs"], stats["high_wins"]) == (0, 1, 3, 2)
     assert stats["median"] == pytest.approx(1.1)
     assert stats["min"] == pytest.approx(0.9) and stats["max"] == pytest.approx(1.2)
-    with pytest.raises(data.ResultsError, match="exactly two values"):
+    with pytest.raises(data.ResultsError, match="must take two values"):
         analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "BM")
+    # A sweep that did not vary the parameter (an older one) has no pairs.
+    assert analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "WN") is None
 
 
 @pytest.mark.parametrize("content, message", [
