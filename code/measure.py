@@ -133,10 +133,13 @@ def baseline(build_dir: Path, out: Path) -> None:
 
 def extra_sizes(binary: Path) -> list[str]:
     """Sizes a chapter asks to be measured at besides the standard ones, one
-    or more per line in chapters/<chapter>/extra-sizes (# starts a comment)."""
+    or more per line in chapters/<chapter>/extra-sizes (# starts a comment);
+    a variant built beside the chapter (<chapter>-<suffix>) is measured at
+    them too."""
     for chapter in (ROOT / "chapters").iterdir():
         listing = chapter / "extra-sizes"
-        if binary.name == chapter.name and listing.exists():
+        named = binary.name == chapter.name or binary.name.startswith(chapter.name + "-")
+        if named and listing.exists():
             lines = [line.split("#")[0] for line in listing.read_text().splitlines()]
             return " ".join(lines).split()
     return []

@@ -15,7 +15,10 @@
 //   * chapter 12's raster order visits every tile of C exactly once;
 //   * chapter 12's predicated copies, emulated on the CPU with its index
 //     functions and guards, compute a product with edges exactly as a plain
-//     loop does.
+//     loop does;
+//   * chapter 12's tiling per size (by_size.cu) counts rounds of blocks as
+//     the chapter does, and picks the second tiling where the chapter's count
+//     says it should.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,7 +31,7 @@
 #include "chapters/09-autotuning/kernel.cu"
 #include "chapters/10-padding/kernel.cu"
 #include "chapters/11-double-buffering/kernel.cu"
-#include "chapters/12-final/kernel.cu"
+#include "chapters/12-final/by_size.cu"  // includes chapter 12's kernel.cu
 #undef LADDER_NO_MAIN
 
 namespace {
@@ -353,3 +356,33 @@ TEST(Chapter12, EmulatedProductWithEdges) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------ chapter 12, by size
+
+// The tiling the H200's sweep chose, spelled out so that a new winner on
+// another GPU does not change what this test counts.
+using Ch12Big = ch12::Tiling<128, 256, 16, 32, 128, 4, 8, 4, 256, 1, 8>;
+
+TEST(Chapter12BySize, CountsRoundsOfBlocks) {
+  // 3072: 24 x 12 = 288 blocks of 128 x 256 on 132 SMs, one each: 3 rounds.
+  EXPECT_EQ(ch12::round_work<Ch12Big>(3072, 3072, 132, 1), 3ll * 128 * 256);
+  // 48 x 24 = 1152 blocks of 64 x 128, three per SM: 396 slots, 3 rounds.
+  EXPECT_EQ(ch12::round_work<ch12::Small>(3072, 3072, 132, 3), 3ll * 3 * 64 * 128);
+  // A partial tile is a block too: 4097 needs 33 x 17 = 561, 5 rounds.
+  EXPECT_EQ(ch12::round_work<Ch12Big>(4097, 4097, 132, 1), 5ll * 128 * 256);
+}
+
+TEST(Chapter12BySize, PicksTheSecondTilingWhereTheCountSays) {
+  // On an H200 (132 SMs), with the blocks per SM the sweep reported.
+  const auto small = [](int n) { return ch12::small_is_faster<Ch12Big>(n, n, 132, 1, 3); };
+  EXPECT_TRUE(small(1024));   // 32 blocks of 128 x 256 leave 100 SMs idle
+  EXPECT_FALSE(small(2048));  // 128 blocks: one round, nearly full
+  EXPECT_TRUE(small(3072));   // the last of three rounds holds 24 of 132
+  EXPECT_FALSE(small(4096));
+  EXPECT_FALSE(small(5120));  // Small saves under a tenth: not enough
+  EXPECT_FALSE(small(6144));
+  EXPECT_FALSE(small(8192));
+  // Without an occupancy to count with, the chapter's tiling stays.
+  EXPECT_FALSE(ch12::small_is_faster<Ch12Big>(3072, 3072, 132, 0, 3));
+}
+
