@@ -481,7 +481,6 @@ template <class T>
 __device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN], const float* As,
                              const float* Bs, int tid) {
   constexpr int TM = T::TM, TN = T::TN, WMITER = T::WMITER, WNITER = T::WNITER;
-  constexpr int RESULT_COLS = WNITER * TN;  // columns of a thread's results
   float reg_m[WMITER * TM];                 // this step's operands from A, TM per sub-tile row
   float reg_n[WNITER * TN];                 // this step's operands from B, TN per sub-tile column
   // Unrolled, unlike chapter 10's: with every step's addresses known at

@@ -66,11 +66,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "baseline: no CUDA GPU found; nothing was run\n");
-    return ladder::kExitNoGpu;
-  }
+  if (ladder::count_gpus("baseline") == 0) return ladder::kExitNoGpu;
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
 

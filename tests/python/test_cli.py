@@ -53,10 +53,21 @@ def test_sizes_a_chapter_cannot_compute_are_refused_before_launch(build_dir):
             assert done.returncode in (0, 77), f"{binary.name}: {done.stderr}"
 
 
-def test_help_exits_zero(build_dir):
+def test_help_names_the_program_as_it_was_called(build_dir):
     for binary in chapters(build_dir):
         done = run(binary, "--help")
-        assert done.returncode == 0 and "usage:" in done.stdout
+        assert done.returncode == 0, f"{binary.name}: exit {done.returncode}"
+        assert f"usage: {binary.name} [--sizes" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("size", ["4294967297", "2000000000x64x64", "64x64x99999999999999999999"])
+def test_a_size_too_large_is_called_too_large(build_dir, size):
+    too_large = [part for part in size.split("x") if int(part) > 2**30][0]
+    for binary in chapters(build_dir):
+        done = run(binary, "--sizes", size)
+        assert done.returncode == 2, f"{binary.name}: exit {done.returncode}"
+        assert f"{too_large} is too large" in done.stderr, done.stderr
+        assert "positive integer" not in done.stderr
 
 
 @pytest.mark.skipif(has_gpu(), reason="this machine has a GPU")
@@ -65,3 +76,6 @@ def test_without_a_gpu_the_binary_skips_with_77(build_dir):
         done = run(binary, "--sizes", "256", "--check-only")
         assert done.returncode == 77, f"{binary.name}: exit {done.returncode}"
         assert "no CUDA GPU found" in done.stderr
+        # Without NVIDIA's kernel driver, CUDA's "driver version is
+        # insufficient" would send the user off to upgrade a driver.
+        assert "driver" not in done.stderr, done.stderr

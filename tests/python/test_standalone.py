@@ -50,3 +50,15 @@ def test_every_chapter_builds_alone_with_its_line(tmp_path):
         for name, done in pool.map(build, build_lines()):
             assert done.returncode == 0, f"{name}:\n{done.stderr[-2000:]}"
             assert (tmp_path / name).is_file()
+
+
+def test_what_the_build_line_leaves_behind_is_ignored_by_git():
+    """The README's one-line build writes its binary into the chapter's
+    folder; git must not offer it for commit."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for folder, line in build_lines():
+        words = line.split()
+        binary = folder / words[words.index("-o") + 1]
+        done = subprocess.run(["git", "check-ignore", "-q", str(binary)], cwd=ROOT)
+        assert done.returncode == 0, f"{binary.relative_to(ROOT)} is not ignored by .gitignore"

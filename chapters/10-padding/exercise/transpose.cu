@@ -645,13 +645,8 @@ inline int run(int argc, char** argv) {
     return 0;
   }
 
-  int device_count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&device_count);
-  if (status != cudaSuccess || device_count == 0) {
-    std::fprintf(stderr, "transpose: no CUDA GPU found (%s); nothing was run\n",
-                 status != cudaSuccess ? cudaGetErrorString(status) : "zero devices");
-    return ladder::kExitNoGpu;
-  }
+  const int device_count = ladder::count_gpus("transpose");
+  if (device_count == 0) return ladder::kExitNoGpu;
   if (o.device >= device_count) {
     std::fprintf(stderr, "transpose: --device %d, but there are only %d GPUs\n", o.device,
                  device_count);

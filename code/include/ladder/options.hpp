@@ -51,6 +51,19 @@ inline bool parse_int(const std::string& text, long lo, long hi, long* out) {
   return true;
 }
 
+/// True when `text` is a whole number (digits only, no sign) of any length:
+/// what a too-large dimension still is.
+inline bool is_digits(const std::string& text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+/// The largest side of a matrix the command line accepts.
+constexpr long kMaxDimension = 1L << 30;
+
 inline bool parse_float(const std::string& text, double* out) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -63,8 +76,9 @@ inline bool parse_float(const std::string& text, double* out) {
   return true;
 }
 
-/// Parses "N" (a square N x N x N problem) or "MxNxK".
-inline bool parse_size(const std::string& text, Size* out) {
+/// Parses "N" (a square N x N x N problem) or "MxNxK". Returns an empty
+/// string, or one sentence that says what is wrong.
+inline std::string parse_size(const std::string& text, Size* out) {
   std::vector<std::string> parts;
   std::string part;
   for (char c : text) {
@@ -76,24 +90,40 @@ inline bool parse_size(const std::string& text, Size* out) {
     }
   }
   parts.push_back(part);
-  if (parts.size() != 1 && parts.size() != 3) return false;
+  const std::string expected = "expected a positive integer N or MxNxK";
+  if (parts.size() != 1 && parts.size() != 3) return expected;
   long dims[3];
   for (size_t i = 0; i < parts.size(); ++i) {
-    if (!parse_int(parts[i], 1, 1L << 30, &dims[i])) return false;
+    if (parse_int(parts[i], 1, kMaxDimension, &dims[i])) continue;
+    if (is_digits(parts[i]) && parts[i].find_first_not_of('0') != std::string::npos) {
+      return parts[i] + " is too large: each side is at most 2^30 = " +
+             std::to_string(kMaxDimension);
+    }
+    return expected;
   }
   if (parts.size() == 1) dims[1] = dims[2] = dims[0];
   *out = Size{static_cast<int>(dims[0]), static_cast<int>(dims[1]), static_cast<int>(dims[2])};
-  return true;
+  return {};
 }
 
 }  // namespace detail
 
-/// The text printed by --help.
-inline const char* usage() {
-  return "usage: CHAPTER [--sizes S [S ...]] [--alpha A] [--beta B] [--trials T] [--reps R]\n"
-         "               [--warmup-ms W] [--budget-s S] [--check-only] [--json FILE]\n"
-         "               [--device I] [--seed N]\n"
-         "  S is N (an N x N x N product) or MxNxK; default 4096.\n"
+/// The program's name as the user typed it, without its folder: what --help
+/// and error lines call it.
+inline std::string program_name(const char* argv0) {
+  const std::string path = argv0 ? argv0 : "";
+  const size_t slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// The text printed by --help for the program called `program`.
+inline std::string usage(const std::string& program) {
+  const std::string indent(program.size() + 8, ' ');
+  return "usage: " + program +
+         " [--sizes S [S ...]] [--alpha A] [--beta B] [--trials T] [--reps R]\n" + indent +
+         "[--warmup-ms W] [--budget-s S] [--check-only] [--json FILE]\n" + indent +
+         "[--device I] [--seed N]\n"
+         "  S is N (an N x N x N product) or MxNxK, each from 1 to 2^30; default 4096.\n"
          "  --check-only checks correctness against cuBLAS and does not time.\n"
          "  --budget-s skips timing a size whose timing would take longer than S seconds.\n"
          "Exit codes: 0 correct, 1 incorrect or a CUDA error, 2 bad input, 77 no GPU.\n";
@@ -129,8 +159,9 @@ inline ParseResult parse_options(int argc, const char* const* argv) {
       while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
         Size s{};
         const std::string text = argv[++i];
-        if (!detail::parse_size(text, &s)) {
-          r.error = "bad size '" + text + "': expected a positive integer N or MxNxK";
+        const std::string why = detail::parse_size(text, &s);
+        if (!why.empty()) {
+          r.error = "bad size '" + text + "': " + why;
           return r;
         }
         o.sizes.push_back(s);

@@ -332,7 +332,7 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
   }
   const Options& o = parsed.options;
   if (o.help) {
-    std::printf("%s (%s)\n%s", chapter.slug, chapter.title, usage());
+    std::printf("%s (%s)\n%s", chapter.slug, chapter.title, usage(program_name(argv[0])).c_str());
     return 0;
   }
   for (const Size& s : o.sizes) {
@@ -344,13 +344,8 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
       return 2;
     }
   }
-  int device_count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&device_count);
-  if (status != cudaSuccess || device_count == 0) {
-    std::fprintf(stderr, "%s: no CUDA GPU found (%s); nothing was run\n", chapter.slug,
-                 status != cudaSuccess ? cudaGetErrorString(status) : "zero devices");
-    return kExitNoGpu;
-  }
+  const int device_count = count_gpus(chapter.slug);
+  if (device_count == 0) return kExitNoGpu;
   if (o.device >= device_count) {
     std::fprintf(stderr, "%s: --device %d, but there are only %d GPUs\n", chapter.slug, o.device,
                  device_count);
