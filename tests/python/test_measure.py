@@ -37,3 +37,60 @@ def test_a_partial_run_keeps_other_chapters_and_stamps_its_own(tmp_path):
     assert written["chapters"]["01-naive"]["measured"]["git_commit"] == "aaa"
     assert written["chapters"]["02-coalescing"] == {
         "size": "1024", "measured": {"git_commit": "bbb", "date": "2026-01-02T00:00:00Z"}}
+
+
+# ---------------------------------------------------------------- ncu's --csv
+
+NCU_FIXTURES = ROOT / "tests" / "fixtures" / "ncu"
+
+
+def parse_fixture(name: str, size: str = "4096") -> dict:
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    done = subprocess.CompletedProcess(["ncu"], 0, (NCU_FIXTURES / name).read_text(), "")
+    return measure.parse_ncu_csv(done, size)
+
+
+@pytest.mark.parametrize("name", ["counters-09-autotuning", "issue-11-double-buffering"])
+def test_ncu_csv_gives_back_what_the_results_held(name):
+    # Past the ==PROF== lines and the program's output, every row's value,
+    # thousands separators and all, lands under its kernel and metric: what
+    # the measure command recorded from ncu's real output (the .expected.json
+    # beside each fixture is a copy of that record).
+    expected = json.loads((NCU_FIXTURES / f"{name}.expected.json").read_text())
+    parsed = parse_fixture(f"{name}.txt", expected["size"])
+    assert parsed == {"size": expected["size"], "kernels": expected["kernels"]}
+
+
+def test_ncu_csv_values_with_thousands_separators_are_whole_numbers():
+    text = (NCU_FIXTURES / "counters-09-autotuning.txt").read_text()
+    assert '"402,668,655"' in text  # the fixture is written as ncu writes it
+    [counters] = parse_fixture("counters-09-autotuning.txt")["kernels"].values()
+    # 402,668,655 shared-load wavefronts: four hundred and two million, not 402.
+    assert counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 402 * 10**6 + 668 * 10**3 + 655
+    assert counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 12 * 10**6 + 582 * 10**3 + 912
+
+
+def test_ncu_csv_keeps_each_kernel_apart():
+    kernels = parse_fixture("issue-11-double-buffering.txt")["kernels"]
+    assert len(kernels) == 2
+    ours = next(name for name in kernels if "ch11::sgemm_warptiled" in name)
+    cublas = next(name for name in kernels if name.endswith("_cublas"))
+    assert kernels[ours]["launch__registers_per_thread"] == 127
+    assert kernels[cublas]["launch__registers_per_thread"] == 254
+    # 2,715,296 ns against 2,683,712 ns.
+    assert kernels[ours]["gpu__time_duration.sum"] == 2715296
+    assert kernels[cublas]["gpu__time_duration.sum"] == 2683712
+
+
+def test_ncu_without_a_table_reports_its_last_lines():
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    out = ("==PROF== Connected to process 5120 (/tmp/bin/09-autotuning)\n"
+           "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access "
+           "NVIDIA GPU Performance Counters on the target device 0.\n")
+    parsed = measure.parse_ncu_csv(subprocess.CompletedProcess(["ncu"], 1, out, ""), "4096")
+    assert list(parsed) == ["error"]
+    assert parsed["error"][-1].startswith("==ERROR== ERR_NVGPUCTRPERM")
