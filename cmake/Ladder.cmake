@@ -5,9 +5,14 @@
 #
 # Builds one chapter's kernel file into an executable, bin/<chapter folder>,
 # keeps its SASS readable for the analysis (-lineinfo costs no speed), and
-# registers its GPU correctness test (label "gpu"): the binary run with
-# --check-only at the given sizes, alpha and beta both non-trivial. Without a
-# GPU the binary exits with 77, which CTest reports as skipped. VARIANT builds
+# registers its GPU correctness tests (label "gpu"), each the binary run with
+# --check-only at the given sizes:
+#   gpu.<slug>           alpha and beta both non-trivial;
+#   gpu.<slug>.beta0     beta = 0, so C starts as NaN and must never be read;
+#   gpu.<slug>.alpha0    alpha = 0: the result is beta * C;
+#   gpu.<slug>.specials  NaN and infinities in A and B, which must reach the
+#                        same elements of C as in cuBLAS's result.
+# Without a GPU the binary exits with 77, which CTest reports as skipped. VARIANT builds
 # a variant of the chapter instead, bin/<chapter folder>-<suffix>, from
 # another file of the folder; the measure command measures it beside the
 # chapter.
@@ -26,8 +31,11 @@ function(ladder_add_chapter target)
   if(NOT ARG_SIZES)
     set(ARG_SIZES 256 512 1024)
   endif()
-  string(REPLACE ";" " " _sizes "${ARG_SIZES}")
-  add_test(NAME gpu.${_slug}
-    COMMAND ${target} --check-only --alpha 0.75 --beta 0.5 --sizes ${ARG_SIZES})
-  set_tests_properties(gpu.${_slug} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  set(_check ${target} --check-only --sizes ${ARG_SIZES})
+  add_test(NAME gpu.${_slug} COMMAND ${_check} --alpha 0.75 --beta 0.5)
+  add_test(NAME gpu.${_slug}.beta0 COMMAND ${_check} --alpha 1.25 --beta 0)
+  add_test(NAME gpu.${_slug}.alpha0 COMMAND ${_check} --alpha 0 --beta 0.5)
+  add_test(NAME gpu.${_slug}.specials COMMAND ${_check} --alpha 0.75 --beta 0.5 --special-values)
+  set_tests_properties(gpu.${_slug} gpu.${_slug}.beta0 gpu.${_slug}.alpha0 gpu.${_slug}.specials
+    PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 endfunction()

@@ -28,28 +28,52 @@ struct Accuracy {
   double rel_norm_err = 0;  ///< ||out - ref||_2 / ||ref||_2
   double tolerance = 0;     ///< tolerance_for_k(K)
   std::size_t bad_values = 0;  ///< NaN or Inf elements in out (unwritten outputs are NaN)
+  std::size_t matched_specials = 0;  ///< NaN or Inf in both, of the same kind (with specials)
   bool correct = false;
 };
 
+/// How non-finite values are judged. `Forbidden`: any NaN or Inf in the
+/// output fails (the inputs were finite, so one means an unwritten or wrongly
+/// read element). `MatchReference`: the inputs held NaN and Inf on purpose;
+/// each output must be NaN where the reference is NaN, the same infinity where
+/// the reference has one, and finite where the reference is finite.
+enum class NonFinite { Forbidden, MatchReference };
+
+/// True when a and b are both NaN, or the same infinity.
+inline bool same_special(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || (std::isinf(a) && a == b);
+}
+
 /// Compares `out` against `ref` (both n elements). NaN or Inf in the output
-/// always fails, and NaN cannot slip through a comparison: every test below
-/// is written so that a NaN makes it fail.
+/// fails unless `non_finite` says the reference has them too, in the same
+/// places; NaN cannot slip through a comparison: every test below is written
+/// so that a NaN makes it fail.
 ///
 /// The element-wise error is measured against max(|ref|, rms(ref)): an
 /// output that happens to be near zero (a sum of K terms can cancel) would
 /// otherwise turn a tiny absolute error into a huge relative one.
 template <typename Out, typename Ref>
-Accuracy compare(const Out* out, const Ref* ref, std::size_t n, int K) {
+Accuracy compare(const Out* out, const Ref* ref, std::size_t n, int K,
+                 NonFinite non_finite = NonFinite::Forbidden) {
   Accuracy a;
   a.tolerance = tolerance_for_k(K);
   double ref_sq = 0;
-  for (std::size_t i = 0; i < n; ++i) ref_sq += double(ref[i]) * double(ref[i]);
-  const double rms = n > 0 ? std::sqrt(ref_sq / double(n)) : 0.0;
+  std::size_t finite_refs = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(double(ref[i]))) continue;
+    ref_sq += double(ref[i]) * double(ref[i]);
+    ++finite_refs;
+  }
+  const double rms = finite_refs > 0 ? std::sqrt(ref_sq / double(finite_refs)) : 0.0;
   double diff_sq = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double o = out[i], r = ref[i];
     if (!std::isfinite(o) || !std::isfinite(r)) {
-      ++a.bad_values;
+      if (non_finite == NonFinite::MatchReference && same_special(o, r)) {
+        ++a.matched_specials;
+      } else {
+        ++a.bad_values;
+      }
       continue;
     }
     const double d = std::fabs(o - r);

@@ -27,6 +27,7 @@ struct Options {
   double warmup_ms = 300.0;  ///< minimum warm-up before timing
   double budget_s = 0.0;     ///< skip timing a size whose timing would take longer (0: never)
   bool check_only = false;   ///< check correctness, do not time
+  bool special_values = false;  ///< put NaN and infinities into A and B (checks only)
   std::string json_path;     ///< write results as JSON here when not empty
   int device = 0;
   unsigned seed = 20261130u;  ///< base seed; every check derives a fresh one from it
@@ -122,9 +123,12 @@ inline std::string usage(const std::string& program) {
   return "usage: " + program +
          " [--sizes S [S ...]] [--alpha A] [--beta B] [--trials T] [--reps R]\n" + indent +
          "[--warmup-ms W] [--budget-s S] [--check-only] [--json FILE]\n" + indent +
-         "[--device I] [--seed N]\n"
+         "[--device I] [--seed N] [--special-values]\n"
          "  S is N (an N x N x N product) or MxNxK, each from 1 to 2^30; default 4096.\n"
          "  --check-only checks correctness against cuBLAS and does not time.\n"
+         "  --special-values puts a NaN and infinities into A and B and checks that the\n"
+         "    kernel's output has NaN and Inf exactly where cuBLAS's has (implies\n"
+         "    --check-only).\n"
          "  --budget-s skips timing a size whose timing would take longer than S seconds.\n"
          "Exit codes: 0 correct, 1 incorrect or a CUDA error, 2 bad input, 77 no GPU.\n";
 }
@@ -152,6 +156,8 @@ inline ParseResult parse_options(int argc, const char* const* argv) {
       o.help = true;
     } else if (arg == "--check-only") {
       o.check_only = true;
+    } else if (arg == "--special-values") {
+      o.special_values = true;
     } else if (arg == "--sizes") {
       if (!sizes_given) o.sizes.clear();
       sizes_given = true;
@@ -205,6 +211,7 @@ inline ParseResult parse_options(int argc, const char* const* argv) {
       return r;
     }
   }
+  if (o.special_values) o.check_only = true;
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -74,6 +75,27 @@ inline void fill(const DeviceBuffer& b, uint32_t seed, cudaStream_t stream) {
 /// writes cannot pass the check.
 inline void poison(const DeviceBuffer& b, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(b.get(), 0xff, b.size() * sizeof(float), stream));
+}
+
+/// Writes one float into a device matrix.
+inline void set_element(const DeviceBuffer& b, size_t index, float value, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpyAsync(b.get() + index, &value, sizeof value, cudaMemcpyHostToDevice,
+                             stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` lives on this stack frame
+}
+
+/// Puts a NaN and two infinities into A (M x K) and B (K x N): a NaN in row
+/// M/3 of A, +Inf in row 2M/3 of A, -Inf in column N/2 of B. Their rows and
+/// column of C must come out NaN or infinite, and every other element finite,
+/// in the kernel as in cuBLAS; a kernel that drops, moves or invents one
+/// fails. Where +Inf meets -Inf the sum is NaN in any order, so the pattern
+/// does not depend on the order of the multiply-adds.
+inline void put_special_values(const Size& s, const DeviceBuffer& A, const DeviceBuffer& B,
+                               cudaStream_t stream) {
+  const float inf = INFINITY;
+  set_element(A, size_t(s.M / 3) * s.K + s.K / 2, NAN, stream);
+  set_element(A, size_t(2 * s.M / 3) * s.K, inf, stream);
+  set_element(B, size_t(s.K - 1) * s.N + s.N / 2, -inf, stream);
 }
 
 /// The reference: cuBLAS in plain FP32 (CUBLAS_COMPUTE_32F, never TF32).
@@ -180,6 +202,7 @@ inline SizeResult run_size(const Chapter& chapter, const Options& o, int size_in
   for (int check = 0; check < checks; ++check) {
     fill(A, check_seed(o.seed, size_index, check, 0), stream);
     fill(B, check_seed(o.seed, size_index, check, 1), stream);
+    if (o.special_values) put_special_values(s, A, B, stream);
     // With beta == 0 BLAS does not read C, so C starts as NaN: an element the
     // kernel forgets to write, or a kernel that reads C anyway, fails.
     if (o.beta == 0.0f) {
@@ -196,14 +219,16 @@ inline SizeResult run_size(const Chapter& chapter, const Options& o, int size_in
         time_launches([&] { chapter.launch(kernel_gemm, stream); }, 1, stream, start, stop);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::vector<float> out = C.to_host(), ref = Cref.to_host();
-    r.accuracy = compare(out.data(), ref.data(), out.size(), s.K);
+    const NonFinite non_finite =
+        o.special_values ? NonFinite::MatchReference : NonFinite::Forbidden;
+    r.accuracy = compare(out.data(), ref.data(), out.size(), s.K, non_finite);
     r.correct = r.correct && r.accuracy.correct;
     if (double(s.M) * s.N * s.K <= kCpuCheckMaxFma) {
       const std::vector<double> exact =
           cpu_gemm_fp64(s, o.alpha, A.to_host(), B.to_host(), o.beta, C0.to_host());
       r.fp64_checked = true;
-      r.kernel_fp64 = compare(out.data(), exact.data(), out.size(), s.K);
-      r.cublas_fp64 = compare(ref.data(), exact.data(), ref.size(), s.K);
+      r.kernel_fp64 = compare(out.data(), exact.data(), out.size(), s.K, non_finite);
+      r.cublas_fp64 = compare(ref.data(), exact.data(), ref.size(), s.K, non_finite);
       r.correct = r.correct && r.kernel_fp64.correct && r.cublas_fp64.correct;
     }
   }
@@ -376,6 +401,7 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
       .set("beta", double(o.beta))
       .set("seed", static_cast<double>(o.seed))
       .set("check_only", o.check_only)
+      .set("special_values", o.special_values)
       .set("budget_s", o.budget_s);
   Json prov = provenance(o.device, chapter.source);
   prov.set("config", config);
@@ -391,8 +417,9 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
 
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
-  std::printf("%s (%s) on %s, alpha %g, beta %g%s\n", chapter.slug, chapter.title, prop.name,
-              o.alpha, o.beta, o.check_only ? ", check only" : "");
+  std::printf("%s (%s) on %s, alpha %g, beta %g%s%s\n", chapter.slug, chapter.title, prop.name,
+              o.alpha, o.beta, o.check_only ? ", check only" : "",
+              o.special_values ? ", NaN and Inf in A and B" : "");
   std::printf("%-18s %-28s %12s %12s %9s %10s %10s  %s\n", "M x N x K", "time ms (median [min, max])",
               "GFLOP/s", "cuBLAS", "% cuBLAS", "max rel", "rel norm", "verdict");
 
