@@ -333,6 +333,12 @@ def rank(configs: list[dict]) -> list[dict]:
     return sorted(configs, key=lambda c: (not is_candidate(c), -c["result"].get("gflops", 0.0)))
 
 
+def pick_winner(configs: list[dict]) -> dict | None:
+    """The fastest correct, timed configuration; None when there is none. An
+    incorrect configuration never wins, however fast it ran."""
+    return next((c for c in rank(configs) if is_candidate(c)), None)
+
+
 def print_table(ranked: list[dict], names: list[str]) -> None:
     header = " ".join(f"{n:>{max(len(n), 4)}}" for n in names)
     print(f"\n{'#':>3} {header} {'GFLOP/s':>9} {'% cuBLAS':>8} {'regs':>4} {'blk/SM':>6}  verdict")
@@ -367,14 +373,15 @@ def report(chapter: str, sweep: dict, size: str, counts: dict,
         c["result"].pop("provenance", None)
     ranked = rank(configs)
     candidates = [c for c in ranked if is_candidate(c)]
+    winner = pick_winner(configs)
     summary = {"schema": 1, "chapter": chapter, "size": size, "run_args": RUN_ARGS,
                "parameters": sweep["parameters"], "filters": sweep["filters"],
                "counts": counts, "provenance": provenance, "configs": ranked}
-    if candidates:
-        best = candidates[0]["result"]
+    if winner is not None:
+        best = winner["result"]
         median = statistics.median(c["result"]["gflops"] for c in candidates)
-        summary["winner"] = {"params": candidates[0]["params"],
-                             "config": sweep["config"].format(**candidates[0]["params"]),
+        summary["winner"] = {"params": winner["params"],
+                             "config": sweep["config"].format(**winner["params"]),
                              "gflops": best["gflops"], "pct_cublas": best["pct_cublas"]}
         summary["median_gflops"] = median
         summary["winner_over_median"] = best["gflops"] / median

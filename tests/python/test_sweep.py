@@ -1,9 +1,12 @@
-"""The sweep command's CPU side: enumerating chapter 09's grid and building its configurations.
+"""The sweep command's CPU side: enumerating chapter 09's grid and building
+its configurations, ranking results and picking the winner, and the winners
+committed for chapters 09 and 12.
 
-These need nvcc (the enumerator is a compiled program) but no GPU; running
-the configurations is the GPU's part and is not tested here.
+Enumerating and building need nvcc (the enumerator is a compiled program) but
+no GPU; running the configurations is the GPU's part and is not tested here.
 """
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -13,7 +16,10 @@ import pytest
 
 from common import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+
+def needs_nvcc():
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not found")
 
 CHAPTER = "09-autotuning"
 SWEEP = ROOT / "code" / "sweep.py"
@@ -48,6 +54,7 @@ def build_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def listed(build_dir) -> list[dict]:
+    needs_nvcc()
     done = sweep(build_dir, "--list")
     assert done.returncode == 0, done.stdout + done.stderr
     return [parse(line) for line in done.stdout.splitlines() if not line.startswith("[sweep")]
@@ -56,6 +63,7 @@ def listed(build_dir) -> list[dict]:
 @pytest.fixture(scope="module")
 def every_point(build_dir) -> dict[str, str]:
     """Every grid point's label and its verdict, from --list --all."""
+    needs_nvcc()
     done = sweep(build_dir, "--list", "--all")
     assert done.returncode == 0, done.stdout + done.stderr
     verdicts = {}
@@ -94,15 +102,107 @@ def test_the_register_filters_keep_64_to_128_results_per_thread(listed):
     assert all(64 <= p["WM"] * p["WN"] / 32 <= 128 for p in listed)
 
 
-def test_the_chapter_runs_the_winner_of_its_committed_sweeps():
-    chosen = re.search(r"using Chosen = Tiling<([\d, ]+)>;", KERNEL.read_text())
+def fastest_correct(configs: list[dict]) -> dict:
+    """The test's own reading of "the winner": the correct, timed configuration
+    with the most GFLOP/s, found by a plain scan."""
+    best = None
+    for c in configs:
+        r = c["result"]
+        if r["status"] == "correct" and "gflops" in r and (best is None
+                                                            or r["gflops"] > best["result"]["gflops"]):
+            best = c
+    return best
+
+
+@pytest.mark.parametrize("chapter", ["09-autotuning", "12-final"])
+def test_the_chapter_runs_the_winner_of_its_committed_sweeps(chapter):
+    kernel = ROOT / "chapters" / chapter / "kernel.cu"
+    parameters = list(json.loads((ROOT / "chapters" / chapter / "sweep.json").read_text())
+                      ["parameters"])
+    chosen = re.search(r"using Chosen = Tiling<([\d, ]+)>;", kernel.read_text())
+    assert chosen, f"{chapter}'s kernel.cu has no `using Chosen = Tiling<...>;`"
     values = [int(v) for v in chosen.group(1).split(",")]
     # The reference GPU's sweep decides; the book is written against it.
-    reference = ROOT / "results" / "h200" / f"sweep-{CHAPTER}.json"
+    reference = ROOT / "results" / "h200" / f"sweep-{chapter}.json"
     if not reference.is_file():
-        pytest.skip("no committed H200 sweep of chapter 09")
-    winner = json.loads(reference.read_text())["winner"]["params"]
-    assert dict(zip(PARAMETERS, values)) == winner
+        pytest.skip(f"no committed H200 sweep of {chapter}")
+    summary = json.loads(reference.read_text())
+    winner = summary["winner"]
+    assert dict(zip(parameters, values)) == winner["params"]
+    # ... and the recorded winner is the fastest correct configuration swept.
+    best = fastest_correct(summary["configs"])
+    assert best is not None
+    assert winner["params"] == best["params"]
+    assert winner["gflops"] == best["result"]["gflops"]
+
+
+def config(n: int, status: str, gflops: float | None) -> dict:
+    result = {"status": status}
+    if gflops is not None:
+        result["gflops"] = gflops
+    return {"params": {"N": n}, "result": result}
+
+
+def sweep_code():
+    sys.path.insert(0, str(ROOT / "code"))
+    import sweep as sweep_module
+
+    return sweep_module
+
+
+# The fastest entry is incorrect, the second fastest failed to build after
+# printing a rate, one correct entry was not timed: none of them may win.
+TRAPS = [config(1, "correct", 41000.0), config(2, "incorrect", 60000.0),
+         config(3, "correct", 43500.5), config(4, "build failed", None),
+         config(5, "run failed", 55000.0), config(6, "correct", None),
+         config(7, "correct", 12.0), config(8, "correct", 43500.0)]
+
+
+def test_an_incorrect_configuration_never_wins():
+    sweep_module = sweep_code()
+    assert sweep_module.pick_winner(TRAPS)["params"] == {"N": 3}
+    ranked = sweep_module.rank(TRAPS)
+    assert [c["params"]["N"] for c in ranked[:4]] == [3, 8, 1, 7]
+    assert {c["params"]["N"] for c in ranked[4:]} == {2, 4, 5, 6}
+    assert sweep_module.pick_winner([TRAPS[1], TRAPS[3]]) is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_winner_does_not_depend_on_the_order_of_the_results(seed):
+    sweep_module = sweep_code()
+    rng = random.Random(seed)
+    configs = [config(n, rng.choice(["correct", "correct", "incorrect"]),
+                      round(rng.uniform(1000, 50000), 1)) for n in range(40)]
+    shuffled = configs[:]
+    rng.shuffle(shuffled)
+    expected = fastest_correct(configs)
+    assert sweep_module.pick_winner(shuffled) is expected
+    ranked = sweep_module.rank(shuffled)
+    rates = [c["result"]["gflops"] for c in ranked if c["result"]["status"] == "correct"]
+    assert rates == sorted(rates, reverse=True)
+    assert ranked[0] is expected
+
+
+def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypatch, capsys):
+    # report() as the sweep calls it, in a scratch tree: what it writes as the
+    # winner, and the table it prints, put the fastest correct one first.
+    sweep_module = sweep_code()
+    monkeypatch.setattr(sweep_module, "ROOT", tmp_path)
+    source = tmp_path / "chapters" / "x" / "kernel.cu"
+    source.parent.mkdir(parents=True)
+    source.write_text("// a kernel\n// [chosen]\nusing Chosen = Tiling<1>;\n// [end]\n")
+    configs = json.loads(json.dumps(TRAPS))
+    for c in configs:
+        c["result"]["pct_cublas"] = c["result"].get("gflops", 0.0) / 500.0
+    configs[0]["result"]["provenance"] = {"gpu_slug": "test", "source": "chapters/x/kernel.cu"}
+    code, out = sweep_module.report("x", {"parameters": {"N": [1]}, "filters": [],
+                                          "config": "x::Tiling<{N}>"}, "4096", {}, configs)
+    assert code == 1  # an incorrect and two failed configurations
+    written = json.loads(out.read_text())
+    assert written["winner"]["params"] == {"N": 3}
+    assert written["winner"]["config"] == "x::Tiling<3>"
+    assert written["configs"][0]["params"] == {"N": 3}
+    assert "winner: x::Tiling<3>" in capsys.readouterr().out
 
 
 def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
