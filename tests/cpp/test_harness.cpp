@@ -162,9 +162,18 @@ TEST(Stats, MedianMinMax) {
 }
 
 TEST(Stats, Gflops) {
-  // 2 * 4096^3 operations in 2.7 ms is about 50.9 TFLOP/s.
-  EXPECT_NEAR(ladder::gflops(4096, 4096, 4096, 2.7), 2.0 * 4096.0 * 4096 * 4096 / 2.7e-3 / 1e9,
-              1e-6);
+  // 1000^3 multiply-adds are 2e9 operations; in 1 ms that is 2e12 per second,
+  // 2000 GFLOP/s; in 4 ms, 500.
+  EXPECT_DOUBLE_EQ(ladder::gflops(1000, 1000, 1000, 1.0), 2000.0);
+  EXPECT_DOUBLE_EQ(ladder::gflops(1000, 1000, 1000, 4.0), 500.0);
+  // Not square: 10 x 20 x 30 is 6000 multiply-adds, 12000 operations; in a
+  // microsecond, 1.2e10 per second: 12 GFLOP/s. M, N and K each count once.
+  EXPECT_DOUBLE_EQ(ladder::gflops(10, 20, 30, 0.001), 12.0);
+  EXPECT_DOUBLE_EQ(ladder::gflops(30, 10, 20, 0.001), 12.0);
+  // 4096^3 = 2^36 multiply-adds, past the range of int: 2^37 operations in
+  // 2 ms are 2^37 / 2e6 GFLOP/s = 68719.476736.
+  EXPECT_DOUBLE_EQ(ladder::gflops(4096, 4096, 4096, 2.0), 68719.476736);
+  // No time measured, no rate.
   EXPECT_EQ(ladder::gflops(1, 1, 1, 0), 0);
 }
 
