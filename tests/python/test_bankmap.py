@@ -1,23 +1,31 @@
 """Tests of the bankmap front end (code/tools/bankmap.cu), run as built.
 
 The bank arithmetic itself is tested in tests/cpp/test_bank_model.cpp; these
-check that the command line prints what the model computes. Skipped when
-bankmap has not been built.
+check that the command line prints what the model computes, and test
+bankmap_check.py, which CTest runs on bankmap's and `transpose --banks`'s
+output (it holds a bank model of its own). The tests that run bankmap are
+skipped when it has not been built.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bankmap_check  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 BANKMAP = Path(os.environ.get("LADDER_BUILD_DIR", REPO / "build")) / "bin" / "bankmap"
 
-pytestmark = pytest.mark.skipif(not BANKMAP.is_file(), reason=f"{BANKMAP} is not built")
+TRANSPOSE = BANKMAP.parent / "transpose"
+built = pytest.mark.skipif(not BANKMAP.is_file(), reason=f"{BANKMAP} is not built")
 
 
 def bankmap(*args: str) -> subprocess.CompletedProcess:
@@ -45,6 +53,7 @@ def reports(*names: str) -> dict[str, dict]:
     return {r["name"]: r for r in json.loads(done.stdout)}
 
 
+@built
 def test_lists_every_named_access():
     names = [line.split()[0] for line in bankmap("--list").stdout.splitlines()]
     assert set(NAMED) <= set(names)
@@ -58,6 +67,7 @@ def test_lists_every_named_access():
 # 32x32: lane r reads word 32r, all in bank 0 -> 32 wavefronts. 32x33: word
 # 33r is in bank r -> 1. Swizzled: word 32r + (0 ^ r), bank r -> 1. The write
 # goes along row 0, conflict-free in every layout.
+@built
 def test_transpose_accesses_as_json():
     by_name = reports(*[name for name in NAMED if name.startswith("transpose.")])
     unpadded = by_name["transpose.32x32.tile-read"]
@@ -86,6 +96,7 @@ def test_transpose_accesses_as_json():
 # BK = 8 (chapter 07) is 2-way and BK = 16 (chapters 08, 09) 4-way. Padding
 # to BM + 32 / BK floats (chapters 10, 12) or the XOR swizzle spreads the
 # column groups over all 32 banks: conflict-free.
+@built
 @pytest.mark.parametrize("name, degree", [
     ("ch07.a-store", 2), ("ch08.a-store", 4), ("ch09.a-store", 4),
     ("ch10.a-store", 1), ("ch10-swizzled.a-store", 1), ("ch12.a-store", 1),
@@ -103,6 +114,7 @@ def test_a_store_conflicts(name, degree):
 
 # The widths the compiler emits: float4 loads and stores are LDS.128/STS.128,
 # except chapter 10's padded As (rows of 130 floats, 8-byte aligned: LDS.64).
+@built
 def test_access_widths():
     by_name = reports(*NAMED)
     for name, report in by_name.items():
@@ -120,6 +132,7 @@ def test_access_widths():
 # Stride 2 floats: lane i in bank 2i % 32, lanes i and i + 16 collide -> 2-way.
 # As 8-byte accesses (lane i reads 8 bytes at 8i): 2 phases of 16 lanes, each
 # covering 128 contiguous bytes -> 2 wavefronts, degree 1.
+@built
 def test_column_walk_options():
     [scalar] = json.loads(bankmap("--stride", "2", "--json").stdout)
     assert scalar["wavefronts"] == 2 and scalar["conflict_degree"] == 2
@@ -128,6 +141,7 @@ def test_column_walk_options():
     assert len(wide["phases"]) == 2
 
 
+@built
 def test_refuses_bad_input_with_one_line():
     for args in (["--stride", "130", "--width", "16"], ["no-such-access"], ["--bogus"],
                  ["--stride", "2", "--width", "3"]):
@@ -135,3 +149,81 @@ def test_refuses_bad_input_with_one_line():
         assert done.returncode == 2, args
         assert len(done.stderr.strip().splitlines()) == 1, args
         assert done.stdout == ""
+        if args[0] == "--stride" and args[3] == "16":
+            assert done.stderr == bankmap_check.MISALIGNED + "\n"
+
+
+# ------------------------------------------------ bankmap_check.py, CTest's check
+
+# Its model, on accesses counted by hand: 32 lanes reading one word are one
+# wavefront (broadcast); a column of a 32-float-wide tile is 32 words of bank
+# 0, 32 wavefronts; stride 2 puts lanes i and i + 16 in one bank, 2. A 16-byte
+# access at 32-byte steps: 4 phases of 8 lanes, lanes 0 and 4 of each phase
+# both on banks 0-3, so 2 wavefronts a phase, 8 in all.
+@pytest.mark.parametrize("addresses, width, wavefronts, ideal", [
+    ([64] * 32, 4, 1, 1),
+    ([128 * lane for lane in range(32)], 4, 32, 1),
+    ([8 * lane for lane in range(32)], 4, 2, 1),
+    ([32 * lane for lane in range(32)], 16, 8, 4),
+    ([16 * lane for lane in range(32)], 16, 4, 4),
+])
+def test_the_checks_own_model(addresses, width, wavefronts, ideal):
+    got = bankmap_check.model(addresses, width)
+    assert (got["wavefronts"], got["ideal_wavefronts"]) == (wavefronts, ideal)
+
+
+def test_the_checks_model_skips_inactive_lanes():
+    # Only lanes 0 and 16 active at stride 2: two words in bank 0, 2 wavefronts;
+    # only lane 0: one.
+    addresses = [8 * lane for lane in range(32)]
+    assert bankmap_check.model(addresses, 4, [lane in (0, 16) for lane in range(32)])["wavefronts"] == 2
+    assert bankmap_check.model(addresses, 4, [lane == 0 for lane in range(32)])["wavefronts"] == 1
+
+
+@built
+def test_the_check_passes_on_what_bankmap_prints_and_fails_on_a_wrong_count():
+    names = [line.split()[0] for line in bankmap("--list").stdout.splitlines()]
+    text = bankmap("--all", "--json").stdout
+    assert bankmap_check.check_json(text, names) == []
+    reports = json.loads(text)
+    assert bankmap_check.check_text(bankmap("--all").stdout, reports) == []
+    # One wavefront too many, one lane in the wrong bank, a missing entry, a
+    # broadcast counted as a conflict: each is reported.
+    wrong = copy.deepcopy(reports)
+    wrong[1]["wavefronts"] += 1
+    wrong[2]["lanes"][3]["bank"] = (wrong[2]["lanes"][3]["bank"] + 1) % 32
+    assert len(bankmap_check.check_json(json.dumps(wrong), names)) == 2
+    assert bankmap_check.check_json(json.dumps(reports[1:]), names)
+    assert bankmap_check.check_json("[{", names)
+    # The text of one access with a wrong count.
+    first = reports[0]
+    text_out = bankmap("--all").stdout
+    line = f"{first['wavefronts']} wavefronts, ideal"
+    assert bankmap_check.check_text(text_out.replace(line, f"{first['wavefronts'] + 1} wavefronts, ideal", 1),
+                                    reports)
+
+
+@built
+@pytest.mark.skipif(not TRANSPOSE.is_file(), reason="transpose is not built")
+def test_the_transpose_check_passes_and_fails():
+    text = subprocess.run([str(TRANSPOSE), "--banks"], capture_output=True, text=True,
+                          timeout=60).stdout
+    assert bankmap_check.check_transpose(text) == []
+    # The unpadded tile's column read claimed conflict-free.
+    claimed = text.replace("tile read  (LDS): 32 wavefront(s)", "tile read  (LDS): 1 wavefront(s)")
+    assert claimed != text and bankmap_check.check_transpose(claimed)
+    # A read address moved by one word (a different bank) is caught.
+    moved = text.replace("     1            148     5", "     1            152     5", 1)
+    assert moved != text and bankmap_check.check_transpose(moved)
+
+
+@built
+def test_the_check_as_ctest_runs_it():
+    for mode in ("json", "text", "refuses"):
+        done = subprocess.run([sys.executable, bankmap_check.__file__, mode, str(BANKMAP)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout
+    # On a program that exits 0 for everything, the refusal check fails.
+    done = subprocess.run([sys.executable, bankmap_check.__file__, "refuses", "/bin/true"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "exit code 0, expected 2" in done.stdout
