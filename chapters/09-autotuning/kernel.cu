@@ -114,8 +114,6 @@ struct Tiling {
   static constexpr int SERPENTINE = SERPENTINE_;
 
   static constexpr int WARP_SIZE = 32;
-  /// Warps per block, one per WM x WN warp tile.
-  static constexpr int NUM_WARPS = NUM_THREADS / WARP_SIZE;
   /// Warp tiles side by side across the BN columns of the block tile.
   static constexpr int WARPS_N = BN / WN;
   /// Sub-tiles down the WM rows of a warp tile: a warp covers WM x WN with

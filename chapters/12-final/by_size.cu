@@ -27,11 +27,10 @@ using Small = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, 1, 1>;
 template <class T>
 int blocks_per_sm() {
   // The dynamic shared memory must be granted before the occupancy is asked.
-  cudaFuncSetAttribute(sgemm_warptiled<T, true, false>,
-                       cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES);
+  ladder::allow_dynamic_smem(sgemm_warptiled<T, true, false>, T::SMEM_BYTES);
   int blocks = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_warptiled<T, true, false>,
-                                                T::NUM_THREADS, T::SMEM_BYTES);
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, sgemm_warptiled<T, true, false>, T::NUM_THREADS, T::SMEM_BYTES));
   return blocks;
 }
 
@@ -67,8 +66,8 @@ template <class T>
 void launch_by_size(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = [] {
     int device = 0, count = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
     return count;
   }();
   static const int big_blocks = blocks_per_sm<T>();

@@ -137,8 +137,6 @@ struct Tiling {
   static constexpr ALayout A_LAYOUT = A_LAYOUT_;
 
   static constexpr int WARP_SIZE = 32;
-  /// Warps per block, one per WM x WN warp tile.
-  static constexpr int NUM_WARPS = NUM_THREADS / WARP_SIZE;
   /// Warp tiles side by side across the BN columns of the block tile.
   static constexpr int WARPS_N = BN / WN;
   /// Sub-tiles down the WM rows of a warp tile: a warp covers WM x WN with
@@ -741,10 +739,9 @@ inline bool aligned_16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 
 template <class T, bool ALIGNED, bool EDGES>
 void launch_path(const ladder::Gemm& g, cudaStream_t stream) {
   // Two stages can exceed the 48 KiB that a block gets without asking.
-  static const cudaError_t smem_granted =
-      cudaFuncSetAttribute(sgemm_warptiled<T, ALIGNED, EDGES>,
-                           cudaFuncAttributeMaxDynamicSharedMemorySize, T::SMEM_BYTES);
-  (void)smem_granted;  // a refusal shows up as the launch's error, which the runner checks
+  static const bool smem_granted =
+      ladder::allow_dynamic_smem(sgemm_warptiled<T, ALIGNED, EDGES>, T::SMEM_BYTES);
+  (void)smem_granted;
   const int blocks = ladder::ceil_div(g.M, T::BM) * ladder::ceil_div(g.N, T::BN);
   sgemm_warptiled<T, ALIGNED, EDGES><<<blocks, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
       g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);

@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "cuda_check.hpp"
+
 namespace ladder {
 
 /// One GEMM problem on the device. All matrices are row-major and densely
@@ -55,6 +57,15 @@ struct Chapter {
 
 /// The accepts-function of a chapter that computes every size.
 inline std::string accepts_any_size(int, int, int) { return {}; }
+
+/// Lets `kernel` take `bytes` of dynamic shared memory, past the 48 KiB a
+/// block gets without asking; a refusal stops the program with CUDA's reason.
+/// Returns true, so that a launcher can ask once, from a static initializer.
+template <class Kernel>
+bool allow_dynamic_smem(Kernel* kernel, int bytes) {
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  return true;
+}
 
 /// Ceiling division for positive integers, for grid sizes.
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }

@@ -50,7 +50,7 @@ namespace detail {
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(size_t n) : n_(n) { CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(float))); }
-  ~DeviceBuffer() { cudaFree(ptr_); }
+  ~DeviceBuffer() { CUDA_CHECK(cudaFree(ptr_)); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   float* get() const { return ptr_; }
