@@ -13,9 +13,14 @@ On a machine with an NVIDIA GPU it
   6. reads ncu's shared-memory counters for every chapter at one size, and
      for chapters 11 and 12 the issue rate and stall reasons of their kernel
      and of cuBLAS's (results/<gpu>/issue.json),
-and writes all of it to results/<gpu>/, where <gpu> is the slug the chapter
-binaries report ("h200" for an NVIDIA H200). It prints progress as it goes and
-a summary table last. Nothing in results/ is written any other way.
+and, only when the run passes the checks CI runs on committed results
+(code/results_check.py: the GPU tests passed, every program exited 0, every
+chapter binary wrote a result, every size is correct, every sanitizer
+verdict is clean), writes all of it to results/<gpu>/, where <gpu> is the
+slug the chapter binaries report ("h200" for an NVIDIA H200). A run that
+fails them writes nothing there: it lists what failed, says so in one line
+and exits with 1. It prints progress as it goes and a summary table last.
+Nothing in results/ is written any other way.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,12 +38,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import results_check
+
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
 # A chapter skips timing a size whose 7 x 5 timed launches (and cuBLAS's)
 # would take longer than this; the results file says so.
 TIME_BUDGET_S = 20
-SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck"]
+SANITIZER_TOOLS = results_check.SANITIZER_TOOLS
 NCU_METRICS = [
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
@@ -118,11 +126,27 @@ def gpu_tests(build_dir: Path) -> dict:
     junit = build_dir / "gpu-tests.xml"
     done = run(["ctest", "--test-dir", str(build_dir), "-L", "gpu", "--output-on-failure",
                 "-j", "4", "--output-junit", str(junit)])
-    summary = [line for line in done.stdout.splitlines() if "tests passed" in line]
-    failed = [line.strip() for line in done.stdout.splitlines() if "***" in line or "(Failed)" in line]
+    return ctest_summary(done.returncode, done.stdout)
+
+
+def ctest_summary(returncode: int, stdout: str) -> dict:
+    """gpu-tests.json's fields from ctest's exit status and output: its
+    summary line, and the lines of the tests that failed or were skipped
+    (on a GPU no GPU test skips; one that does has not tested anything)."""
+    lines = stdout.splitlines()
+    summary = [line for line in lines if "tests passed" in line]
+    failed, skipped = [], []
+    for line in lines:
+        # One progress line per test: " 3/17 Test  #3: gpu.03-flat-block ....   Passed    1.20 sec"
+        # (or ***Failed, ***Skipped, ***Timeout, ***Exception: ..., ***Not Run).
+        match = re.match(r"\s*\d+/\d+ Test\s+#\d+: (\S+) \.*\s*(.*?)\s+[\d.]+ sec$", line)
+        if not match or match.group(2) == "Passed":
+            continue
+        name, outcome = match.group(1), match.group(2).lstrip("*")
+        (skipped if outcome == "Skipped" else failed).append(f"{name} ({outcome})")
     say(summary[0] if summary else "ctest printed no summary")
-    return {"returncode": done.returncode, "summary": summary[0] if summary else "",
-            "failed": failed}
+    return {"returncode": returncode, "summary": summary[0] if summary else "",
+            "failed": failed, "skipped": skipped}
 
 
 def baseline(build_dir: Path, out: Path) -> None:
@@ -254,6 +278,26 @@ def transpose_counters(build_dir: Path, size: str) -> dict:
     return parse_ncu_csv(run(cmd, timeout=300), size)
 
 
+def refusal(tests: dict, status: dict, chapters: dict, expected: list[str],
+            sanitizer: dict, sanitized: list[str]) -> list[str]:
+    """Why a run's results must not be written, one line each (empty: they
+    may be). `tests` is the GPU tests' summary (ctest_summary), `status` each
+    program's exit status ({name: {"returncode": ...}}), `chapters` the
+    chapter results the run wrote ({name: result}), `expected` the chapter
+    binaries it ran, `sanitizer` the sanitizer verdicts ({name: {tool:
+    verdict}}) and `sanitized` the binaries that must have one (none when
+    the sanitizer was not run). The checks are the ones CI runs on committed
+    results (code/results_check.py)."""
+    problems = results_check.gpu_test_failures(tests)
+    problems += [f"{name} exited with {s['returncode']}" for name, s in status.items()
+                 if s["returncode"] != 0]
+    problems += results_check.missing_results(chapters, expected)
+    problems += results_check.incorrect_sizes(chapters)
+    problems += results_check.identity_errors(chapters)
+    problems += results_check.unclean_sanitizers(sanitizer, sanitized)
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -314,12 +358,27 @@ def main() -> int:
             say(f"ncu shared-memory counters for the transpose variants at {NCU_SIZE}")
             counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
 
-    # The GPU's slug comes from what the binaries recorded, so the folder
-    # name and the files inside it can never disagree.
+    # Everything the run measured is in memory or in the staging folder.
+    # It is checked first (code/results_check.py, the checks CI runs on
+    # committed results), and written to results/<gpu>/ only if it passes.
     written = sorted((staging / "chapters").glob("*.json"))
     if not written:
         sys.exit("measure: no chapter wrote results")
-    provenance = json.loads(written[0].read_text())["provenance"]
+    chapters = {path.stem: json.loads(path.read_text()) for path in written}
+    print_table(chapters, sizes)
+    problems = refusal(tests, status, chapters, [b.name for b in binaries], sanitizer,
+                       [b.name for b in binaries] if sanitizer else [])
+    if problems:
+        print()
+        for problem in problems:
+            print(f"measure: {problem}")
+        print(f"measure: refusing to write results/: {len(problems)} check(s) failed "
+              f"(listed above); this run's files are in {staging}")
+        return 1
+
+    # The GPU's slug comes from what the binaries recorded, so the folder
+    # name and the files inside it can never disagree.
+    provenance = chapters[written[0].stem]["provenance"]
     target = ROOT / "results" / provenance["gpu_slug"]
     (target / "chapters").mkdir(parents=True, exist_ok=True)
     for path in written:
@@ -337,24 +396,21 @@ def main() -> int:
         merge_write(target / "ncu.json", {**common, "metrics": NCU_METRICS}, "chapters", counters)
     if issue:
         merge_write(target / "issue.json", {**common, "metrics": ISSUE_METRICS}, "chapters", issue)
-
     say(f"wrote {target.relative_to(ROOT)}")
+    return 0
+
+
+def print_table(chapters: dict, sizes: list[str]) -> None:
+    """The summary: % of cuBLAS per chapter binary and square size."""
     print(f"\n{'chapter':28} " + " ".join(f"{s:>9}" for s in sizes) + "   (% of cuBLAS)")
-    for path in written:
-        result = json.loads(path.read_text())
+    for name, result in chapters.items():
         by_size = {f"{r['M']}": r for r in result["sizes"] if r["M"] == r["N"] == r["K"]}
         cells = []
         for s in sizes:
             r = by_size.get(s, {})
             cells.append(f"{r['pct_cublas']:8.1f}%" if "pct_cublas" in r
                          else ("     FAIL" if not r.get("correct", True) else "        -"))
-        print(f"{result['chapter']:28} " + " ".join(cells))
-    bad = [n for n, s in status.items() if s["returncode"] != 0]
-    if bad or tests["returncode"] != 0:
-        print(f"\nmeasure: failures: {', '.join(bad) or 'GPU tests'}")
-        return 1
-    return 0
-
+        print(f"{result.get('chapter', name):28} " + " ".join(cells))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,286 @@
+"""The committed results pass the checks the measure command runs before it
+writes them (code/results_check.py), for every results/<gpu>/ folder:
+
+- every chapter binary the chapters' CMakeLists.txt declare has a result;
+- every size is correct;
+- gflops, cublas_gflops and pct_cublas follow from the recorded median times
+  (docs/results-schema.md), within what printing with %.9g can change;
+- the GPU tests' summary shows none failed;
+- every sanitizer verdict is clean, and every chapter binary has one per tool.
+
+Each check is also shown to fail, on a copy of results/h200/ edited the way
+a bad run would leave it; and the measure command's decision to refuse a
+run (measure.refusal) is tested on such runs, in memory.
+"""
+import copy
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common import ROOT
+
+sys.path.insert(0, str(ROOT / "code"))
+import measure  # noqa: E402
+import results_check as rc  # noqa: E402
+
+RESULTS = ROOT / "results"
+REFERENCE = RESULTS / "h200"
+GPU_FOLDERS = sorted(p.name for p in RESULTS.iterdir()
+                     if p.is_dir() and not p.name.startswith(".")) if RESULTS.is_dir() else []
+EXPECTED = rc.declared_binaries(ROOT)
+
+
+def problems(folder: Path, check: str) -> list[str]:
+    """One check's problems for the results folder `folder`."""
+    data = rc.load_folder(folder)
+    return {
+        "results": lambda: rc.missing_results(data["chapters"], EXPECTED),
+        "correct": lambda: rc.incorrect_sizes(data["chapters"]),
+        "rates": lambda: rc.identity_errors(data["chapters"]),
+        "gpu-tests": lambda: rc.gpu_test_failures(data["gpu_tests"]),
+        "sanitizer": lambda: rc.unclean_sanitizers(data["sanitizer"], EXPECTED),
+    }[check]()
+
+
+CHECKS = ["results", "correct", "rates", "gpu-tests", "sanitizer"]
+
+
+# -- The chapter binaries ----------------------------------------------------
+
+
+def test_every_chapter_folder_declares_its_binary_and_the_variants_follow():
+    chapters = sorted(p.name for p in (ROOT / "chapters").iterdir()
+                      if (p / "kernel.cu").exists())
+    assert chapters, "no chapter folders"
+    assert set(chapters) <= set(EXPECTED)
+    for name in set(EXPECTED) - set(chapters):
+        assert any(name.startswith(c + "-") for c in chapters), name
+
+
+def test_the_declared_binaries_are_what_measure_measures(build_dir):
+    measured = [p.name for p in measure.chapter_binaries(build_dir, [])]
+    assert measured == EXPECTED
+
+
+# -- The committed results ---------------------------------------------------
+
+
+def test_the_reference_gpu_has_results():
+    assert "h200" in GPU_FOLDERS
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("gpu", GPU_FOLDERS)
+def test_committed_results_pass(gpu, check):
+    found = problems(RESULTS / gpu, check)
+    assert found == [], f"results/{gpu}: " + "\n".join(found)
+
+
+# -- Each check fails on a results folder a bad run would leave ---------------
+
+
+@pytest.fixture
+def edited(tmp_path) -> Path:
+    """A copy of results/h200/ to edit."""
+    return Path(shutil.copytree(REFERENCE, tmp_path / "h200"))
+
+
+def edit_json(path: Path, change) -> None:
+    content = json.loads(path.read_text())
+    change(content)
+    path.write_text(json.dumps(content))
+
+
+def first_timed(result: dict) -> dict:
+    return next(s for s in result["sizes"] if "gflops" in s)
+
+
+@pytest.mark.parametrize("name", ["01-naive", EXPECTED[-1]])
+def test_a_missing_chapter_result_fails(edited, name):
+    (edited / "chapters" / f"{name}.json").unlink()
+    assert problems(edited, "results") == [f"{name}: no result (chapters/{name}.json)"]
+
+
+def test_a_result_under_another_chapter_name_fails(edited):
+    edit_json(edited / "chapters" / "02-coalescing.json",
+              lambda r: r.update(chapter="01-naive"))
+    assert problems(edited, "results") == [
+        "02-coalescing: the file records chapter '01-naive'"]
+
+
+def test_an_incorrect_size_fails(edited):
+    edit_json(edited / "chapters" / "07-vectorized.json",
+              lambda r: r["sizes"][-1].update(correct=False))
+    found = problems(edited, "correct")
+    assert len(found) == 1 and found[0].startswith("07-vectorized: ")
+    assert "is not correct" in found[0]
+
+
+def test_a_result_with_no_sizes_fails(edited):
+    edit_json(edited / "chapters" / "03-flat-block.json", lambda r: r.update(sizes=[]))
+    assert problems(edited, "correct") == ["03-flat-block: no sizes"]
+
+
+@pytest.mark.parametrize("key", ["gflops", "cublas_gflops", "pct_cublas"])
+def test_a_rate_that_does_not_follow_from_the_times_fails(edited, key):
+    edit_json(edited / "chapters" / "05-1d-register-tiling.json",
+              lambda r: first_timed(r).update({key: first_timed(r)[key] * 1.25}))
+    found = problems(edited, "rates")
+    assert len(found) == 1 and found[0].startswith("05-1d-register-tiling: ")
+    assert f"records {key} " in found[0]
+
+
+def test_a_rate_off_by_ten_times_the_rounding_fails(edited):
+    """The tolerance is tight: ten times what %.9g can change is caught."""
+    edit_json(edited / "chapters" / "12-final.json",
+              lambda r: first_timed(r).update(
+                  pct_cublas=first_timed(r)["pct_cublas"] * (1 + 10 * rc.ROUNDING)))
+    assert len(problems(edited, "rates")) == 1
+
+
+def test_a_changed_median_time_fails(edited):
+    """Editing a time, not a rate, breaks both of its identities."""
+    def slower(r):
+        first_timed(r)["time_ms"]["median"] *= 1.1
+    edit_json(edited / "chapters" / "08-warp-tiling.json", slower)
+    found = problems(edited, "rates")
+    assert [f.split(" records ")[1].split()[0] for f in found] == ["gflops", "pct_cublas"]
+
+
+def test_rates_recomputed_and_printed_with_9_digits_pass(edited):
+    """What the harness would write from these times passes: recompute each
+    rate from the recorded times, print it with %.9g, read it back."""
+    def rewrite(r):
+        for s in r["sizes"]:
+            if "gflops" in s:
+                flops = 2.0 * s["M"] * s["N"] * s["K"]
+                s["gflops"] = float("%.9g" % (flops / (s["time_ms"]["median"] * 1e-3) / 1e9))
+                s["pct_cublas"] = float(
+                    "%.9g" % (100.0 * s["cublas_time_ms"]["median"] / s["time_ms"]["median"]))
+    for path in (edited / "chapters").glob("*.json"):
+        edit_json(path, rewrite)
+    assert problems(edited, "rates") == []
+
+
+def test_failed_gpu_tests_fail(edited):
+    def failed(t):
+        t.update(returncode=8, summary="94% tests passed, 1 tests failed out of 17",
+                 failed=["9 - gpu.10-padding (Failed)"])
+    edit_json(edited / "gpu-tests.json", failed)
+    found = problems(edited, "gpu-tests")
+    assert len(found) == 3
+    assert "GPU tests failed: 9 - gpu.10-padding (Failed)" in found
+
+
+def test_a_missing_gpu_test_summary_fails(edited):
+    (edited / "gpu-tests.json").unlink()
+    assert problems(edited, "gpu-tests") == ["no GPU test summary (gpu-tests.json)"]
+
+
+def test_an_unclean_sanitizer_verdict_fails(edited):
+    edit_json(edited / "sanitizer.json",
+              lambda s: s["chapters"]["11-double-buffering"]["racecheck"].update(clean=False))
+    found = problems(edited, "sanitizer")
+    assert len(found) == 1 and found[0].startswith("11-double-buffering: racecheck is not clean")
+
+
+def test_a_chapter_binary_with_no_sanitizer_verdict_fails(edited):
+    edit_json(edited / "sanitizer.json", lambda s: s["chapters"].pop("10-padding-rows"))
+    assert problems(edited, "sanitizer") == [
+        f"10-padding-rows: no {tool} verdict" for tool in rc.SANITIZER_TOOLS]
+
+
+def test_every_check_passes_on_the_unedited_copy(edited):
+    assert rc.folder_problems(edited, EXPECTED) == []
+
+
+# -- The measure command refuses a run that fails them ------------------------
+
+
+@pytest.fixture
+def good_run() -> dict:
+    """The arguments of measure.refusal for a run that passed, taken from
+    the committed reference results."""
+    data = rc.load_folder(REFERENCE)
+    return {
+        "tests": {k: data["gpu_tests"][k] for k in ("returncode", "summary", "failed")},
+        "status": {name: {"returncode": 0} for name in [*EXPECTED, "transpose"]},
+        "chapters": copy.deepcopy(data["chapters"]),
+        "expected": list(EXPECTED),
+        "sanitizer": {name: {t: v for t, v in tools.items() if t in rc.SANITIZER_TOOLS}
+                      for name, tools in data["sanitizer"]["chapters"].items()},
+        "sanitized": list(EXPECTED),
+    }
+
+
+def test_a_run_that_passed_is_written(good_run):
+    assert measure.refusal(**good_run) == []
+
+
+def test_a_run_without_the_sanitizer_needs_no_verdicts(good_run):
+    assert measure.refusal(**{**good_run, "sanitizer": {}, "sanitized": []}) == []
+
+
+def test_a_run_whose_gpu_tests_failed_is_refused(good_run):
+    good_run["tests"].update(returncode=8, failed=["9 - gpu.10-padding (Failed)"])
+    assert "GPU tests failed: 9 - gpu.10-padding (Failed)" in measure.refusal(**good_run)
+
+
+def test_a_run_whose_chapter_exited_non_zero_is_refused(good_run):
+    good_run["status"]["04-smem-tiling"] = {"returncode": 1}
+    assert measure.refusal(**good_run) == ["04-smem-tiling exited with 1"]
+
+
+def test_a_run_with_an_incorrect_size_is_refused(good_run):
+    good_run["chapters"]["06-2d-register-tiling"]["sizes"][0]["correct"] = False
+    found = measure.refusal(**good_run)
+    assert len(found) == 1 and "06-2d-register-tiling: " in found[0]
+
+
+def test_a_run_with_a_missing_result_is_refused(good_run):
+    del good_run["chapters"]["12-final-by-size"]
+    assert measure.refusal(**good_run) == [
+        "12-final-by-size: no result (chapters/12-final-by-size.json)"]
+
+
+def test_a_run_with_an_unclean_sanitizer_is_refused(good_run):
+    good_run["sanitizer"]["09-autotuning"]["memcheck"] = {
+        "clean": False, "returncode": 99, "tail": ["========= ERROR SUMMARY: 3 errors"]}
+    assert measure.refusal(**good_run) == [
+        "09-autotuning: memcheck is not clean (========= ERROR SUMMARY: 3 errors)"]
+
+
+def run_ctest(project: Path, tests: dict[str, int]) -> subprocess.CompletedProcess:
+    """ctest's own output for a project of tests that exit with the given
+    codes (77 is a skip, as for the GPU tests)."""
+    project.mkdir()
+    lines = ["cmake_minimum_required(VERSION 3.25)", "project(probe NONE)", "enable_testing()"]
+    for name, code in tests.items():
+        lines += [f'add_test(NAME {name} COMMAND "{sys.executable}" -c "raise SystemExit({code})")',
+                  f"set_tests_properties({name} PROPERTIES SKIP_RETURN_CODE 77)"]
+    (project / "CMakeLists.txt").write_text("\n".join(lines) + "\n")
+    subprocess.run(["cmake", "-S", str(project), "-B", str(project / "build")],
+                   check=True, capture_output=True, timeout=120)
+    return subprocess.run(["ctest", "--test-dir", str(project / "build"), "-j", "2"],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(shutil.which("ctest") is None, reason="no ctest on the PATH")
+def test_the_gpu_tests_summary_is_read_from_ctest_output(tmp_path, good_run):
+    done = run_ctest(tmp_path / "mixed", {"gpu.passes": 0, "gpu.skips": 77, "gpu.fails": 1})
+    tests = measure.ctest_summary(done.returncode, done.stdout)
+    assert tests["failed"] == ["gpu.fails (Failed)"]
+    assert tests["skipped"] == ["gpu.skips (Skipped)"]
+    found = measure.refusal(**{**good_run, "tests": tests})
+    assert f"ctest -L gpu exited with {done.returncode}" in found
+    assert "GPU tests failed: gpu.fails (Failed)" in found
+    assert "GPU tests skipped: gpu.skips (Skipped)" in found
+
+    done = run_ctest(tmp_path / "passing", {"gpu.passes": 0, "gpu.passes-too": 0})
+    tests = measure.ctest_summary(done.returncode, done.stdout)
+    assert (tests["failed"], tests["skipped"]) == ([], [])
+    assert measure.refusal(**{**good_run, "tests": tests}) == []
