@@ -1,4 +1,4 @@
-// The runner's timing, ladder::detail::time_launches (runner.cuh), on the CPU.
+// The runner's timing, ladder::time_launches (device.cuh), on the CPU.
 //
 // time_launches records a CUDA event, launches `reps` times, records another
 // and divides the elapsed time by `reps`. Its arithmetic needs no GPU, only
@@ -48,7 +48,7 @@ double time_with(int reps, double ms_per_launch) {
     ++fake_gpu::launches;
     fake_gpu::clock_ms += ms_per_launch;
   };
-  return ladder::detail::time_launches(launch, reps, nullptr, fake_gpu::event(0),
+  return ladder::time_launches(launch, reps, nullptr, fake_gpu::event(0),
                                        fake_gpu::event(1));
 }
 

@@ -35,7 +35,10 @@
 #include <cstring>
 #include <fstream>
 #include <ladder/bank_model.hpp>
-#include <ladder/runner.cuh>
+#include <ladder/chapter.hpp>  // ceil_div
+#include <ladder/device.cuh>
+#include <ladder/options.hpp>
+#include <ladder/provenance.hpp>
 #include <string>
 #include <vector>
 
@@ -350,8 +353,8 @@ inline bool parse_shape(const std::string& text, Shape* out) {
   const std::string first = text.substr(0, x);
   const std::string second = x == std::string::npos ? first : text.substr(x + 1);
   long rows = 0, cols = 0;
-  if (!ladder::detail::parse_int(first, 1, kMaxSide, &rows) ||
-      !ladder::detail::parse_int(second, 1, kMaxSide, &cols)) {
+  if (!ladder::parse_int(first, 1, kMaxSide, &rows) ||
+      !ladder::parse_int(second, 1, kMaxSide, &cols)) {
     return false;
   }
   *out = Shape{static_cast<int>(rows), static_cast<int>(cols)};
@@ -365,72 +368,48 @@ inline int variant_index(const std::string& name) {
   return -1;
 }
 
-/// Parses argv into `o`; returns one sentence saying what is wrong, or "".
+/// Parses argv into `o` with the harness's parser; returns one sentence
+/// saying what is wrong, or "".
 inline std::string parse_options(int argc, const char* const* argv, Options* o) {
   bool sizes_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    // The values of a list option run up to the next argument that starts with "--".
-    auto list = [&]() {
-      std::vector<std::string> values;
-      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
-        values.push_back(argv[++i]);
-      }
-      return values;
-    };
-    long n = 0;
-    if (arg == "--help" || arg == "-h") {
-      o->help = true;
-    } else if (arg == "--check-only") {
-      o->check_only = true;
-    } else if (arg == "--banks") {
-      o->banks = true;
-    } else if (arg == "--sizes") {
-      if (!sizes_given) o->sizes.clear();
-      sizes_given = true;
-      const std::vector<std::string> values = list();
-      if (values.empty()) return "--sizes needs at least one size";
-      for (const std::string& v : values) {
-        Shape s{};
-        if (!parse_shape(v, &s)) {
-          return "bad size '" + v + "': expected N or ROWSxCOLS, each side 1 to " +
-                 std::to_string(kMaxSide);
-        }
-        o->sizes.push_back(s);
-      }
-    } else if (arg == "--variants") {
-      const std::vector<std::string> values = list();
-      if (values.empty()) return "--variants needs at least one name";
-      for (const std::string& v : values) {
-        const int index = variant_index(v);
-        if (index < 0) {
-          return "unknown variant '" + v +
-                 "': expected copy, naive, tiled_32x32, tiled_32x33 or tiled_swizzled";
-        }
-        // A name given twice is run once.
-        if (std::find(o->variants.begin(), o->variants.end(), index) == o->variants.end()) {
-          o->variants.push_back(index);
-        }
-      }
-    } else if (arg == "--json") {
-      if (i + 1 >= argc) return "--json needs a file name";
-      o->json_path = argv[++i];
-    } else if (arg == "--device" || arg == "--seed") {
-      if (i + 1 >= argc) return arg + " needs a value";
-      const std::string v = argv[++i];
-      if (!ladder::detail::parse_int(v, 0, 1L << 30, &n)) {
-        return "bad value '" + v + "' for " + arg + ": expected an integer >= 0";
-      }
-      if (arg == "--device") o->device = static_cast<int>(n);
-      if (arg == "--seed") o->seed = static_cast<unsigned>(n);
-    } else {
-      return "unknown argument '" + arg + "' (try --help)";
-    }
-  }
+  ladder::ArgParser parser;
+  parser.flag("--help", &o->help)
+      .flag("-h", &o->help)
+      .flag("--check-only", &o->check_only)
+      .flag("--banks", &o->banks)
+      .list("--sizes",
+            [&](const std::string& text) {
+              if (!sizes_given) o->sizes.clear();  // the first size replaces the defaults
+              sizes_given = true;
+              Shape s{};
+              if (!parse_shape(text, &s)) {
+                return "bad size '" + text + "': expected N or ROWSxCOLS, each side 1 to " +
+                       std::to_string(kMaxSide);
+              }
+              o->sizes.push_back(s);
+              return std::string();
+            })
+      .list("--variants",
+            [&](const std::string& name) {
+              const int index = variant_index(name);
+              if (index < 0) {
+                return "unknown variant '" + name +
+                       "': expected copy, naive, tiled_32x32, tiled_32x33 or tiled_swizzled";
+              }
+              // A name given twice is run once.
+              if (std::find(o->variants.begin(), o->variants.end(), index) == o->variants.end()) {
+                o->variants.push_back(index);
+              }
+              return std::string();
+            })
+      .value("--json", ladder::text_into(&o->json_path))
+      .value("--device", ladder::integer_into("--device", 0, &o->device))
+      .value("--seed", ladder::integer_into("--seed", 0, &o->seed));
+  const std::string error = parser.parse(argc, argv);
   if (o->variants.empty()) {
     for (int i = 0; i < kVariantCount; ++i) o->variants.push_back(i);
   }
-  return {};
+  return error;
 }
 
 /// "N" when every warp instruction of an access takes N wavefronts, else "N to M".
@@ -486,10 +465,10 @@ struct VariantResult {
 /// Fills the input with fresh values, poisons the output, runs the variant
 /// once and compares every element, bit for bit, with the host's answer.
 inline VariantResult check_variant(int variant, const Shape& s, uint32_t seed,
-                                   const ladder::detail::DeviceBuffer& in,
-                                   const ladder::detail::DeviceBuffer& out, cudaStream_t stream) {
-  ladder::detail::fill(in, seed, stream);
-  ladder::detail::poison(out, stream);
+                                   const ladder::DeviceBuffer& in,
+                                   const ladder::DeviceBuffer& out, cudaStream_t stream) {
+  ladder::fill(in, seed, stream);
+  ladder::poison(out, stream);
   kVariants[variant].launch(s.rows, s.cols, in.get(), out.get(), stream);
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -513,8 +492,8 @@ inline std::string shape_name(const Shape& s) {
 /// Times every checked variant and cudaMemcpy of the same bytes at one size:
 /// at least kWarmupMs of warm-up, then kTrials trials of kReps launches.
 /// Fills each result's `ms` and returns cudaMemcpy's times.
-inline ladder::Summary time_size(const Shape& s, const ladder::detail::DeviceBuffer& in,
-                                 const ladder::detail::DeviceBuffer& out,
+inline ladder::Summary time_size(const Shape& s, const ladder::DeviceBuffer& in,
+                                 const ladder::DeviceBuffer& out,
                                  std::vector<VariantResult>* results, cudaStream_t stream) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
@@ -528,7 +507,7 @@ inline ladder::Summary time_size(const Shape& s, const ladder::detail::DeviceBuf
   };
   // Milliseconds per launch of `run`, averaged over `reps` launches.
   auto ms_per_launch = [&](auto&& run, int reps) {
-    return ladder::detail::time_launches(run, reps, stream, start, stop);
+    return ladder::time_launches(run, reps, stream, start, stop);
   };
   // Warm up everything, in turn, until kWarmupMs has passed: clocks ramp up
   // and first-launch costs are paid before anything is timed.
@@ -575,7 +554,7 @@ inline ladder::Json report_size(const Shape& s, const std::vector<VariantResult>
     if (memcpy_ms != nullptr) {
       const double rate_gbs = gbs(bytes, r.ms.median);
       const double pct_memcpy = 100.0 * memcpy_ms->median / r.ms.median;
-      j.set("time_ms", ladder::detail::summary_json(r.ms))
+      j.set("time_ms", ladder::summary_json(r.ms))
           .set("gbs", rate_gbs)
           .set("pct_memcpy", pct_memcpy);
       std::snprintf(time, sizeof time, "%.4f [%.4f, %.4f]", r.ms.median, r.ms.min, r.ms.max);
@@ -600,7 +579,7 @@ inline ladder::Json report_size(const Shape& s, const std::vector<VariantResult>
     std::printf("  %-15s %-30s %10.1f %10s\n", "cudaMemcpy", time, gbs(bytes, memcpy_ms->median),
                 "100.0%");
     size.set("memcpy", ladder::Json::object()
-                           .set("time_ms", ladder::detail::summary_json(*memcpy_ms))
+                           .set("time_ms", ladder::summary_json(*memcpy_ms))
                            .set("gbs", gbs(bytes, memcpy_ms->median)));
   }
   std::fflush(stdout);
@@ -612,10 +591,10 @@ inline ladder::Json report_size(const Shape& s, const std::vector<VariantResult>
 inline ladder::Json run_size(const Options& o, int size_index, cudaStream_t stream,
                              bool* all_correct) {
   const Shape s = o.sizes[size_index];
-  ladder::detail::DeviceBuffer in(size_t(s.rows) * s.cols), out(size_t(s.rows) * s.cols);
+  ladder::DeviceBuffer in(size_t(s.rows) * s.cols), out(size_t(s.rows) * s.cols);
   std::vector<VariantResult> results;
   for (int v : o.variants) {
-    const uint32_t seed = ladder::detail::check_seed(o.seed, size_index, v, 0);
+    const uint32_t seed = ladder::check_seed(o.seed, size_index, v, 0);
     results.push_back(check_variant(v, s, seed, in, out, stream));
     *all_correct = *all_correct && results.back().correct;
   }
@@ -645,24 +624,11 @@ inline int run(int argc, char** argv) {
     return 0;
   }
 
-  const int device_count = ladder::count_gpus("transpose");
-  if (device_count == 0) return ladder::kExitNoGpu;
-  if (o.device >= device_count) {
-    std::fprintf(stderr, "transpose: --device %d, but there are only %d GPUs\n", o.device,
-                 device_count);
-    return 2;
-  }
-  CUDA_CHECK(cudaSetDevice(o.device));
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::vector<ladder::MemoryNeed> needs;
   for (const Shape& s : o.sizes) {
-    const double need = 2.0 * sizeof(float) * s.rows * s.cols;  // input and output
-    if (need > 0.9 * double(free_bytes)) {
-      std::fprintf(stderr, "transpose: %s needs %.1f GiB of GPU memory, %.1f GiB is free\n",
-                   shape_name(s).c_str(), need / (1 << 30), double(free_bytes) / (1 << 30));
-      return 2;
-    }
+    needs.push_back({shape_name(s), 2.0 * sizeof(float) * s.rows * s.cols});  // input and output
   }
+  if (const int refused = ladder::open_device("transpose", o.device, needs)) return refused;
 
   ladder::Json config = ladder::Json::object();
   config.set("trials", kTrials)

@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ladder {
@@ -40,8 +42,7 @@ struct ParseResult {
   std::string error;  ///< empty when parsing succeeded
 };
 
-namespace detail {
-
+/// Parses a whole decimal integer in [lo, hi] into `out`; false for anything else.
 inline bool parse_int(const std::string& text, long lo, long hi, long* out) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -51,6 +52,21 @@ inline bool parse_int(const std::string& text, long lo, long hi, long* out) {
   *out = value;
   return true;
 }
+
+/// Parses a finite decimal number, within FP32's range, into `out`; false for anything else.
+inline bool parse_float(const std::string& text, double* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !(value == value) || value > 3.0e38 || value < -3.0e38) {
+    return false;
+  }
+  *out = value;
+  return true;
+}
+
+namespace detail {
 
 /// True when `text` is a whole number (digits only, no sign) of any length:
 /// what a too-large dimension still is.
@@ -64,18 +80,6 @@ inline bool is_digits(const std::string& text) {
 
 /// The largest side of a matrix the command line accepts.
 constexpr long kMaxDimension = 1L << 30;
-
-inline bool parse_float(const std::string& text, double* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const double value = std::strtod(text.c_str(), &end);
-  if (errno != 0 || *end != '\0' || !(value == value) || value > 3.0e38 || value < -3.0e38) {
-    return false;
-  }
-  *out = value;
-  return true;
-}
 
 /// Parses "N" (a square N x N x N problem) or "MxNxK". Returns an empty
 /// string, or one sentence that says what is wrong.
@@ -109,6 +113,106 @@ inline std::string parse_size(const std::string& text, Size* out) {
 
 }  // namespace detail
 
+/// The command-line parser every program of the book shares. Each option is
+/// declared once, with what it takes; parse() walks argv and returns one
+/// sentence that says what is wrong, or an empty string. A flag takes no
+/// value, a value option takes the next argument, a list option takes every
+/// argument up to the next one that starts with "--".
+class ArgParser {
+ public:
+  /// Takes one value: stores it and returns "", or returns why it is bad.
+  using Take = std::function<std::string(const std::string& value)>;
+
+  ArgParser& flag(const std::string& name, bool* target) {
+    options_.push_back({name, Kind::kFlag, target, nullptr});
+    return *this;
+  }
+  ArgParser& value(const std::string& name, Take take) {
+    options_.push_back({name, Kind::kValue, nullptr, std::move(take)});
+    return *this;
+  }
+  ArgParser& list(const std::string& name, Take take) {
+    options_.push_back({name, Kind::kList, nullptr, std::move(take)});
+    return *this;
+  }
+
+  /// Parses argv[1 ..]. Never exits and never touches the GPU.
+  std::string parse(int argc, const char* const* argv) const {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      const Option* option = find(arg);
+      if (option == nullptr) return "unknown argument '" + arg + "' (try --help)";
+      if (option->kind == Kind::kFlag) {
+        *option->flag = true;
+      } else if (option->kind == Kind::kValue) {
+        if (i + 1 >= argc) return arg + " needs a value";
+        const std::string why = option->take(argv[++i]);
+        if (!why.empty()) return why;
+      } else {
+        int taken = 0;
+        for (; i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0; ++taken) {
+          const std::string why = option->take(argv[++i]);
+          if (!why.empty()) return why;
+        }
+        if (taken == 0) return arg + " needs at least one value";
+      }
+    }
+    return {};
+  }
+
+ private:
+  enum class Kind { kFlag, kValue, kList };
+  struct Option {
+    std::string name;
+    Kind kind;
+    bool* flag;
+    Take take;
+  };
+  const Option* find(const std::string& name) const {
+    for (const Option& o : options_) {
+      if (o.name == name) return &o;
+    }
+    return nullptr;
+  }
+  std::vector<Option> options_;
+};
+
+/// Takes an integer of at least `lo` (and at most 2^30) into `out`.
+template <class Int>
+ArgParser::Take integer_into(const std::string& name, long lo, Int* out) {
+  return [name, lo, out](const std::string& text) {
+    long n = 0;
+    if (!parse_int(text, lo, 1L << 30, &n)) {
+      return "bad value '" + text + "' for " + name + ": expected an integer >= " +
+             std::to_string(lo);
+    }
+    *out = static_cast<Int>(n);
+    return std::string();
+  };
+}
+
+/// Takes a finite number into `out`; with `non_negative`, not below zero.
+template <class Real>
+ArgParser::Take number_into(const std::string& name, bool non_negative, Real* out) {
+  return [name, non_negative, out](const std::string& text) {
+    double x = 0;
+    if (!parse_float(text, &x)) {
+      return "bad value '" + text + "' for " + name + ": expected a finite number";
+    }
+    if (non_negative && x < 0) return name + " must not be negative";
+    *out = static_cast<Real>(x);
+    return std::string();
+  };
+}
+
+/// Takes any text into `out`.
+inline ArgParser::Take text_into(std::string* out) {
+  return [out](const std::string& text) {
+    *out = text;
+    return std::string();
+  };
+}
+
 /// The program's name as the user typed it, without its folder: what --help
 /// and error lines call it.
 inline std::string program_name(const char* argv0) {
@@ -138,79 +242,31 @@ inline ParseResult parse_options(int argc, const char* const* argv) {
   ParseResult r;
   Options& o = r.options;
   bool sizes_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    // Every option but the flags takes one value; --sizes takes one or more.
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) {
-        r.error = arg + " needs a value";
-        return false;
-      }
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    long n = 0;
-    double x = 0;
-    if (arg == "--help" || arg == "-h") {
-      o.help = true;
-    } else if (arg == "--check-only") {
-      o.check_only = true;
-    } else if (arg == "--special-values") {
-      o.special_values = true;
-    } else if (arg == "--sizes") {
-      if (!sizes_given) o.sizes.clear();
-      sizes_given = true;
-      const size_t before = o.sizes.size();
-      while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
-        Size s{};
-        const std::string text = argv[++i];
-        const std::string why = detail::parse_size(text, &s);
-        if (!why.empty()) {
-          r.error = "bad size '" + text + "': " + why;
-          return r;
-        }
-        o.sizes.push_back(s);
-      }
-      if (o.sizes.size() == before) {
-        r.error = "--sizes needs at least one size";
-        return r;
-      }
-    } else if (arg == "--alpha" || arg == "--beta" || arg == "--warmup-ms" ||
-               arg == "--budget-s") {
-      if (!value(&v)) return r;
-      if (!detail::parse_float(v, &x)) {
-        r.error = "bad value '" + v + "' for " + arg + ": expected a finite number";
-        return r;
-      }
-      if ((arg == "--warmup-ms" || arg == "--budget-s") && x < 0) {
-        r.error = arg + " must not be negative";
-        return r;
-      }
-      if (arg == "--alpha") o.alpha = static_cast<float>(x);
-      if (arg == "--beta") o.beta = static_cast<float>(x);
-      if (arg == "--warmup-ms") o.warmup_ms = x;
-      if (arg == "--budget-s") o.budget_s = x;
-    } else if (arg == "--trials" || arg == "--reps" || arg == "--device" || arg == "--seed") {
-      if (!value(&v)) return r;
-      const long lo = (arg == "--device" || arg == "--seed") ? 0 : 1;
-      if (!detail::parse_int(v, lo, 1L << 30, &n)) {
-        r.error = "bad value '" + v + "' for " + arg + ": expected an integer >= " +
-                  std::to_string(lo);
-        return r;
-      }
-      if (arg == "--trials") o.trials = static_cast<int>(n);
-      if (arg == "--reps") o.reps = static_cast<int>(n);
-      if (arg == "--device") o.device = static_cast<int>(n);
-      if (arg == "--seed") o.seed = static_cast<unsigned>(n);
-    } else if (arg == "--json") {
-      if (!value(&v)) return r;
-      o.json_path = v;
-    } else {
-      r.error = "unknown argument '" + arg + "' (try --help)";
-      return r;
-    }
-  }
+  ArgParser parser;
+  parser.flag("--help", &o.help)
+      .flag("-h", &o.help)
+      .flag("--check-only", &o.check_only)
+      .flag("--special-values", &o.special_values)
+      .list("--sizes",
+            [&](const std::string& text) {
+              if (!sizes_given) o.sizes.clear();  // the first size replaces the default
+              sizes_given = true;
+              Size s{};
+              const std::string why = detail::parse_size(text, &s);
+              if (!why.empty()) return "bad size '" + text + "': " + why;
+              o.sizes.push_back(s);
+              return std::string();
+            })
+      .value("--alpha", number_into("--alpha", false, &o.alpha))
+      .value("--beta", number_into("--beta", false, &o.beta))
+      .value("--warmup-ms", number_into("--warmup-ms", true, &o.warmup_ms))
+      .value("--budget-s", number_into("--budget-s", true, &o.budget_s))
+      .value("--trials", integer_into("--trials", 1, &o.trials))
+      .value("--reps", integer_into("--reps", 1, &o.reps))
+      .value("--device", integer_into("--device", 0, &o.device))
+      .value("--seed", integer_into("--seed", 0, &o.seed))
+      .value("--json", text_into(&o.json_path));
+  r.error = parser.parse(argc, argv);
   if (o.special_values) o.check_only = true;
   return r;
 }
