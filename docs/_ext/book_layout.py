@@ -12,10 +12,22 @@ its page name, {doc}`/preface`: both lead to the same page.
 
 It also writes the file names in the header of a ``literalinclude :diff:``
 listing relative to the repository (Sphinx writes them as absolute paths,
-which name the machine the book was built on).
+which name the machine the book was built on), keeping the listing
+highlighted as a diff: Sphinx highlights a literal block only while its
+text is still its source text (``rawsource``), so both are rewritten.
+
+And it has every highlighted line of a listing written as its own
+``<span class="ladder-line">``, with the line's indentation in the CSS
+variable ``--indent``: docs/_static/ladder.css wraps a line too long for the
+column with a hanging indent (the continuation starts past the line's own
+indentation) instead of making the listing scroll sideways. The text of the
+listing, and what its copy button copies, are unchanged.
 """
 
+import re
+
 from docutils import nodes
+from pygments.formatters import HtmlFormatter
 from sphinx.project import Project
 from sphinx.util import docname_join
 
@@ -60,11 +72,46 @@ def _relative_diff_headers(app, doctree):
         for index in range(min(2, len(lines))):
             if lines[index].startswith(("--- ", "+++ ")):
                 lines[index] = lines[index].replace(root, "", 1)
-        block.children = [nodes.Text("\n".join(lines))]
+        text = "\n".join(lines)
+        block.children = [nodes.Text(text)]
+        # A block whose text differs from its source is taken for a
+        # parsed literal and left unhighlighted (Sphinx's HTML writer).
+        block.rawsource = text
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+class LineFormatter(HtmlFormatter):
+    """Pygments' HTML formatter, with each line in a span of its own that
+    carries its indentation (in ``ch``) as ``--indent``."""
+
+    def wrap(self, source):
+        return super().wrap(self._lines(source))
+
+    @staticmethod
+    def _lines(source):
+        for kind, line in source:
+            if kind != 1:
+                yield kind, line
+                continue
+            text = _TAG.sub("", line)
+            indent = len(text) - len(text.lstrip(" "))
+            # The line's own newline stays inside the span: one between two
+            # spans would be an empty line when they are shown as blocks.
+            yield 1, f'<span class="ladder-line" style="--indent: {indent}ch">{line}</span>'
+
+
+def _line_spans(app):
+    for name in ("highlighter", "dark_highlighter"):
+        bridge = getattr(app.builder, name, None)
+        if bridge is not None and getattr(bridge, "dest", None) == "html":
+            bridge.formatter = LineFormatter
 
 
 def setup(app):
     app.connect("doctree-read", _relative_diff_headers)
+    app.connect("builder-inited", _line_spans)
     app.connect("builder-inited", _serve_docs_at_root)
     app.connect("missing-reference", _resolve_by_file)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -44,6 +44,7 @@ ladder_analysis_data, drawing in ladder_analysis_plots.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -130,6 +131,33 @@ def _code(text: str) -> nodes.literal:
 # --------------------------------------------------------------------------
 
 
+def _legible_kernel(name: str) -> str:
+    """A kernel's name as the resources table shows it: the arguments of a
+    template argument folded away, so that the numbers beside it fit
+    ('sgemm_warptiled<Tiling<128, 256, ..., (ALayout)0>, true, false>' ->
+    'sgemm_warptiled<Tiling<...>, true, false>'); the page names the tiling."""
+    shown, depth = [], 0
+    for char in name:
+        if char == "<":
+            depth += 1
+            if depth == 2:
+                shown.append("<...")
+            if depth >= 2:
+                continue
+        elif char == ">":
+            depth -= 1
+            if depth >= 1:
+                if depth == 1:
+                    shown.append(">")
+                continue
+        elif depth >= 2:
+            continue
+        shown.append(char)
+    text = "".join(shown).replace("> >", ">>")
+    # An enumerator as a value, '(ALayout)0', reads as 'ALayout 0'.
+    return re.sub(r"\((\w+)\)(-?\d+)", r"\1 \2", text)
+
+
 class ResourcesDirective(_AnalysisDirective):
     """Registers, shared memory, spills and occupancy of a chapter's kernels."""
 
@@ -157,7 +185,10 @@ class ResourcesDirective(_AnalysisDirective):
             if dynamic_from:
                 sources.add(f"dynamic shared memory {dynamic_from}")
         rows = analysis.resources_rows(kernels, launches, [r for r, _ in reported])
-        table = _table([analysis.RESOURCES_HEADER], rows, classes=["ladder-table"])
+        for row in rows:
+            row[0] = _legible_kernel(row[0])
+        table = _table([analysis.RESOURCES_HEADER], rows,
+                       classes=["ladder-table", "ladder-resources"])
         output: list[nodes.Node] = [table]
         for _, result in reported:
             if result.stale:
@@ -351,6 +382,23 @@ class BankmapDirective(_AnalysisDirective):
 # --------------------------------------------------------------------------
 
 
+def _split_columns(header: tuple[list, list[str]], rows: list[list], keep: int):
+    """A table with two header rows, cut in two so that each fits the column:
+    the first ``keep`` columns (which row it is) in both, then the first
+    group of the top header row in one table and the other groups in the
+    second. Yields (header rows, body rows) per table."""
+    top, bottom = header
+    spans = [cell[1] if isinstance(cell, tuple) else 1 for cell in top]
+    kept = len(top[:keep])
+    if sum(spans[:kept]) != keep or len(top) <= kept + 1:
+        yield [top, bottom], rows
+        return
+    cut = keep + spans[kept]
+    for first, last, groups in ((keep, cut, top[kept:kept + 1]), (cut, None, top[kept + 1:])):
+        yield ([top[:kept] + groups, bottom[:keep] + bottom[first:last]],
+               [row[:keep] + row[first:last] for row in rows])
+
+
 class NcuDirective(_AnalysisDirective):
     """ncu's shared-memory and global-load counters of chapters' kernels."""
 
@@ -380,8 +428,8 @@ class NcuDirective(_AnalysisDirective):
                 for kernel in kernels:
                     rows.append(analysis.ncu_row(slug, kernel, ld, st, models))
             block = self.gpu_block(ncu.get("gpu", gpu))
-            block += _table(list(analysis.ncu_header(models)), rows,
-                            classes=["ladder-table", "ladder-ncu"])
+            for header, part in _split_columns(analysis.ncu_header(models), rows, keep=2):
+                block += _table(header, part, classes=["ladder-table", "ladder-ncu"])
             sizes = sorted({str((analysis.ncu_entry(ncu, slug) or {}).get("size"))
                             for slug in slugs} - {"None"})
             line = (f"Nsight Compute, one launch at {', '.join(sizes) or '?'}; "
@@ -500,9 +548,11 @@ class SweepDirective(_AnalysisDirective):
         median = sweep.median_gflops
         size_text = data.format_size(sweep.size) if sweep.size else "one size"
         wrong = correct.count(False)
-        caption = f"{len(rates)} configurations at {size_text}, fastest first"
+        caption = (f"{len(rates)} configurations at {size_text}, fastest first; the GFLOP/s "
+                   "axis spans the correct ones' rates, not from 0")
         if wrong:
-            caption += f"; {wrong} incorrect, failed or untimed (crosses; at 0 when untimed)"
+            caption += (f"; {wrong} incorrect, failed or untimed (crosses; on the bottom edge "
+                        "when untimed)")
         caption += ("; ringed: the configuration the chapter's kernel file commits to"
                     if committed is not None else "; ringed: the fastest")
         caption += ", the median of the correct ones dashed."

@@ -100,33 +100,52 @@ def draw_bankmap(report: dict, mode: str) -> bytes:
         return _svg(figure)
 
 
+def sweep_figure(rates: list[float], correct: list[bool], winner: int | None,
+                 median: float | None, mode: str):
+    """The matplotlib figure of draw_sweep (for the tests, which measure
+    it); the caller closes it."""
+    theme = THEMES[mode]
+    order = sorted(range(len(rates)), key=lambda i: -rates[i])
+    figure, axes = plt.subplots(figsize=(9, 3.4))
+    good = [(rank, rates[i]) for rank, i in enumerate(order) if correct[i]]
+    # The y axis spans the correct configurations' rates, not 0 to the top:
+    # their spread is what the figure is for. A configuration below it (an
+    # untimed one, at 0) is drawn on the bottom edge.
+    shown = [rate for _, rate in good] or [rate for rate in rates if rate > 0] or [0.0, 1.0]
+    low, high = min(shown), max(shown)
+    pad = (high - low) * 0.08 or max(high, 1.0) * 0.05
+    bottom, top = max(0.0, low - pad), high + pad
+    bad = [(rank, max(rates[i], bottom)) for rank, i in enumerate(order) if not correct[i]]
+    if good:
+        axes.scatter(*zip(*good), s=14, color=GPU_COLOURS[0], label="correct", zorder=3)
+    if bad:
+        axes.scatter(*zip(*bad), s=26, marker="x", color="#d64541", label="incorrect",
+                     zorder=3, clip_on=False)
+    if winner is not None:
+        axes.scatter([order.index(winner)], [max(rates[winner], bottom)], s=140,
+                     facecolors="none", edgecolors=GPU_COLOURS[1], linewidths=2,
+                     label="committed", zorder=4, clip_on=False)
+    if median is not None:
+        axes.axhline(median, color=theme["ink"], linestyle="--", linewidth=1,
+                     label="median of the correct")
+    _style(axes, theme)
+    axes.set_xlabel("configurations, fastest first")
+    axes.set_ylabel("GFLOP/s")
+    axes.yaxis.set_major_formatter(_thousands)
+    axes.set_ylim(bottom, top)
+    # Room either side for the ring around the first and the last point.
+    axes.set_xlim(-0.03 * len(rates) - 1, len(rates) * 1.03)
+    # The legend beside the plot, never over a point.
+    _legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.tight_layout()
+    return figure
+
+
 def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
                median: float | None, mode: str) -> bytes:
     """Every configuration of a sweep as a point, fastest first (a strip
-    sorted by rate); incorrect ones as crosses, the chosen one ringed, the
-    median of the correct ones as a line."""
-    theme = THEMES[mode]
-    order = sorted(range(len(rates)), key=lambda i: -rates[i])
+    sorted by rate); incorrect ones as crosses (an untimed one on the bottom
+    edge), the chosen one ringed, the median of the correct ones as a line.
+    The y axis spans the correct rates, not from 0."""
     with plt.rc_context(_RC):
-        figure, axes = plt.subplots(figsize=(9, 3.4))
-        good = [(rank, rates[i]) for rank, i in enumerate(order) if correct[i]]
-        bad = [(rank, rates[i]) for rank, i in enumerate(order) if not correct[i]]
-        if good:
-            axes.scatter(*zip(*good), s=14, color=GPU_COLOURS[0], label="correct", zorder=3)
-        if bad:
-            axes.scatter(*zip(*bad), s=26, marker="x", color="#d64541", label="incorrect",
-                         zorder=3)
-        if winner is not None:
-            axes.scatter([order.index(winner)], [rates[winner]], s=140, facecolors="none",
-                         edgecolors=GPU_COLOURS[1], linewidths=2, label="committed", zorder=4)
-        if median is not None:
-            axes.axhline(median, color=theme["ink"], linestyle="--", linewidth=1,
-                         label="median of the correct")
-        _style(axes, theme)
-        axes.set_xlabel("configurations, fastest first")
-        axes.set_ylabel("GFLOP/s")
-        axes.yaxis.set_major_formatter(_thousands)
-        axes.set_ylim(bottom=0)
-        _legend(axes, theme, loc="upper right")
-        figure.tight_layout()
-        return _svg(figure)
+        return _svg(sweep_figure(rates, correct, winner, median, mode))

@@ -23,8 +23,10 @@ ladder_data, drawing in ladder_plots.
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -122,9 +124,27 @@ def _stale_box(result: data.ChapterResult) -> nodes.Element:
     return box
 
 
-def _row(cells: list) -> nodes.row:
+#: A cell of words (a kernel's name, "reported by NVIDIA H200", "1 (fastest,
+#: committed)") may wrap; a number, a size or a time range stays on one line.
+_WORDS = re.compile(r"[A-Za-z]{3,}.*[\s\-]|[\s\-].*[A-Za-z]{3,}")
+
+
+def _header_text(text: str) -> list[nodes.Node]:
+    """A header's text with a place to break after a "/" or "_" that two
+    letters follow (threads/block, NUM_THREADS; not GFLOP/s), so that a
+    narrow column may take it on two lines."""
+    parts: list[nodes.Node] = []
+    for piece in re.split(r"(?<=[/_])(?=\w\w)", text):
+        if parts:
+            parts.append(nodes.raw("", "<wbr>", format="html"))
+        parts.append(nodes.Text(piece))
+    return parts
+
+
+def _row(cells: list, header: bool = False) -> nodes.row:
     """A table row; a cell is text, one inline node, or (text, columns) for
-    text that spans several columns."""
+    text that spans several columns. Numbers stay on one line (ladder.css);
+    a cell of words is marked ``ladder-text`` and may wrap."""
     row = nodes.row()
     for cell in cells:
         entry = nodes.entry()
@@ -132,7 +152,14 @@ def _row(cells: list) -> nodes.row:
             cell, span = cell
             entry["morecols"] = span - 1
         paragraph = nodes.paragraph()
-        paragraph += nodes.Text(cell) if isinstance(cell, str) else cell
+        if isinstance(cell, str) and header:
+            paragraph += _header_text(cell)
+        elif isinstance(cell, str):
+            paragraph += nodes.Text(cell)
+            if _WORDS.search(cell):
+                entry["classes"].append("ladder-text")
+        else:
+            paragraph += cell
         entry += paragraph
         row += entry
     return row
@@ -148,7 +175,7 @@ def _table(header: list[list], rows: list[list], classes: list[str]) -> nodes.ta
         group += nodes.colspec(colwidth=1)
     head = nodes.thead()
     for cells in header:
-        head += _row(cells)
+        head += _row(cells, header=True)
     body = nodes.tbody()
     for cells in rows:
         body += _row(cells)
@@ -205,6 +232,47 @@ def _results_row(entry: dict) -> list[str]:
     ]
 
 
+def _measure_budget_s(repo_root: Path) -> float | None:
+    """TIME_BUDGET_S of code/measure.py, read from its source (not run)."""
+    try:
+        tree = ast.parse((repo_root / "code" / "measure.py").read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                and any(getattr(t, "id", None) == "TIME_BUDGET_S" for t in node.targets)):
+            return node.value.value
+    return None
+
+
+def _untimed_note(result: data.ChapterResult, repo_root: Path) -> str | None:
+    """What "timing skipped" and "not timed" in a results table mean, for a
+    table that has them: the budget from the results file's config (else
+    from code/measure.py), the reason from the size's own entry."""
+    entries = [e for e in result.data["sizes"] if not data.is_timed(e)]
+    if not entries:
+        return None
+    config = result.provenance.get("config") or {}
+    sentences = []
+    skipped = [e for e in entries if "timing_skipped" in e]
+    if skipped:
+        budget = config.get("budget_s") or _measure_budget_s(repo_root)
+        budget_text = f"{budget:g} s" if isinstance(budget, (int, float)) else "a time"
+        runs = (f" ({config['trials']} trials of {config['reps']} runs, of the kernel and "
+                "of cuBLAS)" if {"trials", "reps"} <= config.keys() else "")
+        reasons = "; ".join(
+            f"{data.format_size((e['M'], e['N'], e['K']))}: {e['timing_skipped']}"
+            for e in skipped)
+        sentences.append(
+            f"Timing skipped: the size was checked, but not timed. The measure command "
+            f"(code/measure.py) gives each size a budget of {budget_text}, and a chapter "
+            f"skips timing a size when its first run says that the timed runs{runs} "
+            f"would take longer ({reasons}).")
+    if len(skipped) < len(entries):
+        sentences.append("Not timed: the size was only checked (--check-only).")
+    return " ".join(sentences)
+
+
 class _ChapterDirective(_LadderMixin, SphinxDirective):
     """A directive whose one argument is a chapter slug."""
 
@@ -240,6 +308,9 @@ class ResultsDirective(_ChapterDirective):
                 block += _stale_box(result)
             rows = [_results_row(entry) for entry in result.data["sizes"]]
             block += _table([RESULTS_HEADER], rows, classes=["ladder-table"])
+            note = _untimed_note(result, self.repo_root)
+            if note:
+                block += _paragraph(note, ["ladder-provenance", "ladder-untimed"])
             block += _paragraph(data.provenance_line(result), ["ladder-provenance"])
             output.append(block)
         return output
@@ -274,6 +345,9 @@ class PlotDirective(_ChapterDirective):
         stale = [r.provenance["gpu"] for r in results if r.stale]
         caption = (f"{results[0].title}: GFLOP/s (left; cuBLAS dashed) and % of "
                    "cuBLAS (right) at each square size.")
+        if any(not plots.on_series(size) for series in gflops for size in series.sizes):
+            caption += (f" Sizes that are not a multiple of {plots.SERIES_STEP} are open "
+                        "markers, off the line.")
         if stale:
             caption += f" Stale: {', '.join(stale)}."
         return [_figure(

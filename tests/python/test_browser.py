@@ -15,6 +15,9 @@ Debian's headless Chromium through its chromedriver with Selenium:
 - an answer guide is folded until its summary is clicked;
 - at a phone's width (390 x 844) no page scrolls sideways, and the mobile
   header shows;
+- at 1400 px wide, every table and every code listing of every page (those
+  folded in a dropdown too) fits its column: nothing in it is hidden to be
+  scrolled to, and its box ends inside the article's column;
 - it saves screenshots of chapter 01 in light and dark mode to
   $LADDER_ARTIFACTS_DIR, else <build dir>/test-artifacts/.
 
@@ -516,6 +519,74 @@ def test_an_answer_guide_is_folded_until_opened(server, browser, crawl):
     summary.click()
     WebDriverWait(browser, WAIT_S).until(lambda d: not body.is_displayed(),
                                          message="waited for the answer guide to close")
+
+
+# -- A wide window: every number shows ------------------------------------------
+
+
+DESKTOP = (1400, 1000)
+
+FITS_COLUMN = """
+// Every table and listing of the article, each with the box that would
+// scroll it sideways (the nearest one, itself included, whose overflow-x is
+// not visible: furo's div.table-wrapper, a listing's pre): that box must
+// hold all of its content, and end inside the article's column.
+document.querySelectorAll('article[role=main] details').forEach(d => { d.open = true; });
+const article = document.querySelector('article[role=main]');
+const style = getComputedStyle(article);
+const columnRight = article.getBoundingClientRect().right - parseFloat(style.paddingRight);
+const scroller = e => {
+  for (let a = e; a && a !== article; a = a.parentElement) {
+    if (getComputedStyle(a).overflowX !== 'visible') return a;
+  }
+  return e;
+};
+const named = e => `${e.tagName.toLowerCase()}.${String(e.className).trim().replace(/\\s+/g, '.')}`;
+const items = [...article.querySelectorAll('table')].map(e => ['table', e]).concat(
+  [...article.querySelectorAll('div.highlight pre, pre.literal-block')].map(e => ['listing', e]));
+const problems = [];
+let checked = 0;
+for (const [kind, e] of items) {
+  if (!e.getClientRects().length) continue;  // not shown
+  checked += 1;
+  const box = scroller(e);
+  const section = e.closest('section[id]');
+  const what = `${kind} in #${section ? section.id : '?'} ("${
+    (e.innerText || '').trim().split('\\n')[0].slice(0, 40)}")`;
+  if (box.scrollWidth > box.clientWidth + 1) {
+    problems.push(`${what}: ${box.scrollWidth} px of content in ${box.clientWidth} px (${named(box)})`);
+  }
+  for (const edge of [box, e]) {
+    const right = edge.getBoundingClientRect().right;
+    if (right > columnRight + 1) {
+      problems.push(`${what}: ${named(edge)} ends at ${Math.round(right)} px, past the `
+                    + `column's right edge at ${Math.round(columnRight)} px`);
+      break;
+    }
+  }
+}
+return {checked: checked, problems: problems, column: article.clientWidth};
+"""
+
+
+def test_every_table_and_listing_fits_its_column_at_1400_px(site, server, browser):
+    """No number of a table and no line of a listing is hidden at 1400 px:
+    each fits the article's column (a listing may wrap its long lines,
+    docs/_static/ladder.css), with every dropdown opened."""
+    width, height = DESKTOP
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        problems, checked = [], {}
+        for page in pages(site):
+            open_page(browser, server.url(page))
+            seen = browser.execute_script(FITS_COLUMN)
+            checked[page] = seen["checked"]
+            problems += [f"{page} (column {seen['column']} px): {p}" for p in seen["problems"]]
+        assert checked.get(CHAPTER, 0) >= 2, f"{CHAPTER}: no table or listing found"
+        assert not problems, "\n".join(problems)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 # -- A phone ------------------------------------------------------------------
