@@ -112,6 +112,25 @@ TEST(Accuracy, ToleranceEdge) {
   EXPECT_FALSE(ladder::compare(over.data(), ref.data(), ref.size(), K).correct);
 }
 
+TEST(Accuracy, TheNormErrorIsJudgedToo) {
+  // Every element within the tolerance, the whole output not: reference
+  // {0, 1} (rms sqrt(1/2)), each element off by e times its scale
+  // max(|ref|, rms): e * sqrt(1/2) and e. The largest element error is e;
+  // the norm error is sqrt(e^2 / 2 + e^2) / 1 = e * sqrt(1.5), about 1.22 e.
+  // With e = tol / 1.1 the first passes and the second fails.
+  const int K = 1024;
+  const double tol = ladder::tolerance_for_k(K);
+  const double e = tol / 1.1;
+  const std::vector<double> ref = {0.0, 1.0};
+  const std::vector<double> out = {e * std::sqrt(0.5), 1.0 + e};
+  const auto a = ladder::compare(out.data(), ref.data(), ref.size(), K);
+  EXPECT_NEAR(a.max_rel_err, e, 1e-12);
+  EXPECT_NEAR(a.rel_norm_err, e * std::sqrt(1.5), 1e-12);
+  EXPECT_LE(a.max_rel_err, a.tolerance);
+  EXPECT_GT(a.rel_norm_err, a.tolerance);
+  EXPECT_FALSE(a.correct);
+}
+
 TEST(Accuracy, NearZeroReferenceIsMeasuredAgainstTheRms) {
   // One reference element cancelled to almost zero: an absolute error that
   // is tiny next to the matrix's size must not read as a huge relative error.

@@ -165,6 +165,8 @@ def test_an_incorrect_configuration_never_wins():
     assert [c["params"]["N"] for c in ranked[:4]] == [3, 8, 1, 7]
     assert {c["params"]["N"] for c in ranked[4:]} == {2, 4, 5, 6}
     assert sweep_module.pick_winner([TRAPS[1], TRAPS[3]]) is None
+    # Correct but never timed (the timing run failed): no rate, no winner.
+    assert sweep_module.pick_winner([TRAPS[5], TRAPS[1]]) is None
 
 
 @pytest.mark.parametrize("seed", range(5))
