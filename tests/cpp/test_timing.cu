@@ -1,10 +1,10 @@
-// The runner's timing, ladder::time_launches (device.cuh), on the CPU.
+// The harness's timing, ladder::time_launches (device.cuh), on the CPU.
 //
 // time_launches records a CUDA event, launches `reps` times, records another
 // and divides the elapsed time by `reps`. Its arithmetic needs no GPU, only
 // the four CUDA calls it makes: this file puts fakes in their place (a
 // simulated stream clock that each launch advances) by renaming the calls
-// before runner.cuh is included, so the function tested is the runner's own
+// before device.cuh is included, so the function tested is the harness's own
 // text, compiled as the chapters compile it.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -32,7 +32,7 @@ cudaError_t last_error() { return cudaSuccess; }
 #define cudaEventSynchronize fake_gpu::synchronize
 #define cudaEventElapsedTime fake_gpu::elapsed
 #define cudaGetLastError fake_gpu::last_error
-#include "ladder/runner.cuh"
+#include "ladder/device.cuh"
 #undef cudaEventRecord
 #undef cudaEventSynchronize
 #undef cudaEventElapsedTime
@@ -48,8 +48,7 @@ double time_with(int reps, double ms_per_launch) {
     ++fake_gpu::launches;
     fake_gpu::clock_ms += ms_per_launch;
   };
-  return ladder::time_launches(launch, reps, nullptr, fake_gpu::event(0),
-                                       fake_gpu::event(1));
+  return ladder::time_launches(launch, reps, nullptr, fake_gpu::event(0), fake_gpu::event(1));
 }
 
 TEST(Timing, TimeLaunchesIsTheTimePerLaunch) {

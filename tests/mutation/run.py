@@ -71,7 +71,7 @@ AUDIT_SENTENCE = "\nThe winner runs at 52,000 GFLOP/s, 97.3% of cuBLAS at 4096.\
 BANK = "code/include/ladder/bank_model.hpp"
 ACC = "code/include/ladder/accuracy.hpp"
 STATS = "code/include/ladder/stats.hpp"
-RUNNER = "code/include/ladder/runner.cuh"
+DEVICE = "code/include/ladder/device.cuh"
 BANK_CHECKS = ["cpu_tests", "bankmap", "bankmap-ctest", "transpose-ctest"]
 
 MUTATIONS = [
@@ -93,7 +93,7 @@ MUTATIONS = [
              "Bs[b_store_index(tid)] = B[(tile_k + tile_row(tid)) * N + col];",
              "Bs[b_store_index(tid)] = B[col * K + tile_k + tile_row(tid)];",
              ["bankmap-ctest", "ch04-build"], "chapter 04 reads B transposed"),
-    Mutation("timing-reps-plus-one", RUNNER, "return double(ms) / reps;",
+    Mutation("timing-reps-plus-one", DEVICE, "return double(ms) / reps;",
              "return double(ms) / (reps + 1);", ["timing"], "the timing divides by reps + 1"),
     Mutation("ncu-thousands", "code/measure.py",
              'value = row.get("Metric Value", "").replace(",", "")',
