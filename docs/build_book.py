@@ -98,8 +98,11 @@ def run_doxygen(doxygen: str, out_dir: Path) -> Path:
     return doxygen_dir / "xml"
 
 
-def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool) -> Path:
-    """Runs sphinx-build from scratch; returns the HTML folder."""
+def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool,
+               keep_going: bool = True) -> Path:
+    """Runs sphinx-build from scratch; returns the HTML folder. With
+    keep_going (the default) it reports every warning before failing;
+    without, it stops at the first."""
     html_dir = out_dir / "html"
     shutil.rmtree(html_dir, ignore_errors=True)
     command = [
@@ -109,6 +112,8 @@ def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool) 
     ]
     if fail_on_stale:
         command[4:4] = ["-D", "ladder_fail_on_stale=1"]
+    if not keep_going:
+        command.remove("--keep-going")
     environment = dict(os.environ, LADDER_DOXYGEN_XML=str(xml_dir))
     log("running Sphinx")
     subprocess.run(command, check=True, env=environment)
@@ -127,6 +132,9 @@ def main() -> int:
     parser.add_argument("--doxygen", default="doxygen", help="the Doxygen program")
     parser.add_argument("--fail-on-stale", action="store_true",
                         help="a stale result is an error, not only a mark on its page")
+    parser.add_argument("--stop-at-first-warning", action="store_true",
+                        help="stop Sphinx at its first warning instead of reporting them all "
+                             "(for a test that expects the build to fail)")
     parser.add_argument("--env-only", action="store_true",
                         help="only make the virtual environment (step 1), for the tests")
     args = parser.parse_args()
@@ -149,7 +157,8 @@ def main() -> int:
     try:
         python = args.python or ensure_environment(build_dir / "venv")
         xml_dir = run_doxygen(args.doxygen, out_dir)
-        html_dir = run_sphinx(python, xml_dir, out_dir, args.fail_on_stale)
+        html_dir = run_sphinx(python, xml_dir, out_dir, args.fail_on_stale,
+                              keep_going=not args.stop_at_first_warning)
     except subprocess.CalledProcessError as error:
         log(f"failed: {' '.join(map(str, error.cmd))} exited with {error.returncode}")
         return 1

@@ -1,4 +1,6 @@
 """Shared fixtures for the Python-side tests."""
+from __future__ import annotations
+
 import os
 import sys
 from pathlib import Path
@@ -16,3 +18,47 @@ def build_dir() -> Path:
     if not (path / "bin").is_dir():
         pytest.skip(f"no built chapters in {path}/bin: build first (cmake --workflow --preset test)")
     return path
+
+
+# -- A file whose every test skipped is reported skipped, not passed ---------
+#
+# CTest runs each test file as one entry (tests/CMakeLists.txt) and reports
+# an entry that exits with SKIP_RETURN_CODE (77) as skipped. pytest exits 0
+# when everything skipped, which CTest would call passed; this hook turns
+# such a session (something skipped, nothing passed, failed or errored) into
+# exit status 77, and prints each reason on its own line starting with
+# "skipped: ", which tests/skips_summary.py shows in CI's closing summary.
+
+SKIP_EXIT_STATUS = 77
+SKIP_LINE = "skipped: "
+
+
+def all_skipped_reasons(stats: dict) -> list[str] | None:
+    """The skip reasons when the session's reports (the terminal reporter's
+    stats: outcome -> reports) show that something skipped and nothing
+    else ran; None otherwise."""
+    ran = ("passed", "failed", "error", "xfailed", "xpassed")
+    skipped = stats.get("skipped", [])
+    if not skipped or any(stats.get(outcome) for outcome in ran):
+        return None
+    reasons = []
+    for report in skipped:
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        if reason not in reasons:
+            reasons.append(reason)
+    return reasons
+
+
+def pytest_sessionfinish(session, exitstatus):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        return
+    reasons = all_skipped_reasons(reporter.stats)
+    if reasons is None:
+        return
+    reporter.write("\n")
+    for reason in reasons:
+        reporter.write_line(SKIP_LINE + reason)
+    session.exitstatus = SKIP_EXIT_STATUS

@@ -2,7 +2,9 @@
 
 The pure tests call docs/_ext/ladder_data.py directly. The build tests run
 docs/build_book.py against copies of tests/fixtures/results/ (synthetic
-numbers, never shown in the real book) and read the HTML it writes. They
+numbers, never shown in the real book) and read the HTML it writes; the
+build from two GPUs' fixture results is the one test_browser.py tests too
+(fixture_site.py: CTest builds it once, before either file runs). They
 need Doxygen, and are skipped, with that reason, only when it is missing.
 The Python packages come from the interpreter running the tests when it has
 Sphinx (the book's virtual environment does), else from the virtual
@@ -10,7 +12,6 @@ environment that build_book.py makes in the build folder.
 """
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -22,10 +23,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-FIXTURES = ROOT / "tests" / "fixtures" / "results"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import ladder_data as data  # noqa: E402
+import fixture_site  # noqa: E402
 
 
 def sha256_text(text: str) -> str:
@@ -297,58 +298,39 @@ def test_cublas_median_is_over_timed_chapters():
 # -- Whole builds ----------------------------------------------------------------
 
 
-def load_build_book():
-    spec = importlib.util.spec_from_file_location("build_book", DOCS / "build_book.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def book_python() -> str:
     """An interpreter with the book's packages."""
     if shutil.which("doxygen") is None:
-        pytest.skip("Doxygen is not installed (Debian: apt-get install doxygen)")
-    if importlib.util.find_spec("sphinx") and importlib.util.find_spec("breathe"):
-        return sys.executable
-    build_dir = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
-    return str(load_build_book().ensure_environment(build_dir / "venv"))
-
-
-def fixture_results(target: Path) -> Path:
-    """A copy of the fixture results in which the h200 results match the
-    kernels in the tree now and the fake-gpu result is stale."""
-    shutil.copytree(FIXTURES, target)
-    measured = [*(target / "h200" / "chapters").glob("*.json"),
-                *(target / "h200").glob("sweep-*.json"), *(target / "h200").glob("transpose.json")]
-    for path in measured:
-        content = json.loads(path.read_text())
-        source = ROOT / content["provenance"]["source"]
-        content["provenance"]["source_sha256"] = data.sha256_of(source)
-        path.write_text(json.dumps(content))
-    return target
+        pytest.skip(fixture_site.DOXYGEN_MISSING)
+    return fixture_site.book_python()
 
 
 def build(book_python, tmp_path, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(DOCS / "build_book.py"), "--python", book_python,
-         "--build-dir", str(tmp_path / "build"), "--results-dir", str(results), *extra],
-        capture_output=True, text=True, timeout=240,
-    )
+    return fixture_site.build_book(book_python, tmp_path, results, *extra, timeout=240)
 
 
 def html(tmp_path, page: str) -> str:
     return (tmp_path / "build" / "book" / "html" / page).read_text(encoding="utf-8")
 
 
-def test_book_builds_with_results_from_two_gpus(book_python, tmp_path):
-    done = build(book_python, tmp_path, fixture_results(tmp_path / "results"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    out = tmp_path / "build" / "book"
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The book built from the fixture results of two GPUs, shared with
+    test_browser.py (fixture_site.py): the folder it was built in."""
+    work, returncode, log = fixture_site.shared_site(tmp_path_factory)
+    if returncode == fixture_site.SKIP:
+        pytest.skip(log.strip())
+    assert returncode == 0, log
+    return work
+
+
+def test_book_builds_with_results_from_two_gpus(site):
+    out = site / "build" / "book"
     assert (out / "html" / "index.html").is_file()
     assert (out / "doxygen-warnings.log").read_text().strip() == ""
 
-    chapter = html(tmp_path, "chapters/01-naive/chapter.html")
+    chapter = html(site, "chapters/01-naive/chapter.html")
     # Both GPUs' tables, the reference GPU first, each with its provenance.
     first, second = chapter.index("Fixture GPU A"), chapter.index("Fixture GPU B")
     assert first < second
@@ -368,9 +350,9 @@ def test_book_builds_with_results_from_two_gpus(book_python, tmp_path):
     for page in (out / "html").rglob("*.html"):
         assert str(ROOT) + "/" not in page.read_text(encoding="utf-8"), page
 
-    preface = html(tmp_path, "preface.html")
+    preface = html(site, "preface.html")
     assert "60,000 GFLOP/s" in preface  # baseline:fma_peak_gflops
-    assert "ladder-summary" in html(tmp_path, "index.html")  # the ladder's table
+    assert "ladder-summary" in html(site, "index.html")  # the ladder's table
 
 
 def test_the_book_builds_from_the_committed_results_with_none_stale(book_python, tmp_path):
@@ -394,8 +376,9 @@ def test_book_builds_with_no_results(book_python, tmp_path):
 
 
 def test_a_stale_result_fails_the_build_when_asked(book_python, tmp_path):
-    done = build(book_python, tmp_path, fixture_results(tmp_path / "results"),
-                 "--fail-on-stale")
+    """Sphinx stops at the first warning: the first stale result is enough."""
+    done = build(book_python, tmp_path, fixture_site.fixture_results(tmp_path / "results"),
+                 "--fail-on-stale", "--stop-at-first-warning")
     assert done.returncode != 0
     assert "stale result" in done.stdout + done.stderr
 

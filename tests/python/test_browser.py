@@ -106,21 +106,18 @@ def fresh_fixture_results(target: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    """The book, built from scratch into a temporary folder: its HTML folder.
-    LADDER_BROWSER_SITE=<an HTML folder> tests that one instead, as it is
-    (for a quick second look; CTest never sets it)."""
+    """The book built from a copy of the fixture results: its HTML folder.
+    It is the build test_book.py reads too (fixture_site.py): CTest builds
+    it once before either file runs; run by hand, it is built now into a
+    temporary folder. LADDER_BROWSER_SITE=<an HTML folder> tests that one
+    instead, as it is (for a quick second look; CTest never sets it)."""
     if os.environ.get("LADDER_BROWSER_SITE"):
         return Path(os.environ["LADDER_BROWSER_SITE"]).resolve()
-    if shutil.which("doxygen") is None:
-        pytest.skip("Doxygen is not installed (Debian: apt-get install doxygen)")
-    work = tmp_path_factory.mktemp("browser")
-    done = subprocess.run(
-        [sys.executable, str(DOCS / "build_book.py"), "--python", book_python(),
-         "--build-dir", str(work / "build"),
-         "--results-dir", str(fresh_fixture_results(work / "results"))],
-        capture_output=True, text=True, timeout=300,
-    )
-    assert done.returncode == 0, "the book did not build:\n" + done.stdout + done.stderr
+    import fixture_site
+    work, returncode, log = fixture_site.shared_site(tmp_path_factory)
+    if returncode == fixture_site.SKIP:
+        pytest.skip(log.strip())
+    assert returncode == 0, "the book did not build:\n" + log
     html = work / "build" / "book" / "html"
     assert (html / "index.html").is_file()
     return html

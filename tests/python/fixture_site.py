@@ -1,0 +1,116 @@
+"""The fixture site: the book built once from a copy of tests/fixtures/results/
+(synthetic numbers from two GPUs, never shown in the real book), for the
+tests that read a whole built book: test_book.py and test_browser.py.
+
+CTest builds it once, before either runs, as the test book.fixture-site (a
+CTest fixture, tests/CMakeLists.txt):
+
+    python tests/python/fixture_site.py --out <build dir>/fixture-site
+
+writes the site into <out>/build/book/html, and what the build printed and
+its exit status into <out>/build.log and <out>/returncode; it exits with
+that status (77, CTest's skip, when Doxygen is missing). The tests find it
+through LADDER_FIXTURE_SITE=<out>; run by hand without it, they build their
+own copy into a temporary folder (shared_site).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+FIXTURES = ROOT / "tests" / "fixtures" / "results"
+SITE_VARIABLE = "LADDER_FIXTURE_SITE"
+DOXYGEN_MISSING = "Doxygen is not installed (Debian: apt-get install doxygen)"
+SKIP = 77
+
+
+def fixture_results(target: Path) -> Path:
+    """A copy of the fixture results in which the h200 results match the
+    kernels in the tree now and the fake-gpu result is stale."""
+    shutil.copytree(FIXTURES, target)
+    measured = [*(target / "h200" / "chapters").glob("*.json"),
+                *(target / "h200").glob("sweep-*.json"), *(target / "h200").glob("transpose.json")]
+    for path in measured:
+        content = json.loads(path.read_text())
+        source = ROOT / content["provenance"]["source"]
+        content["provenance"]["source_sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
+        path.write_text(json.dumps(content))
+    return target
+
+
+def book_python() -> str:
+    """An interpreter with the book's packages: this one when it has them
+    (the book's virtual environment does), else the virtual environment that
+    build_book.py makes in the build folder."""
+    if importlib.util.find_spec("sphinx") and importlib.util.find_spec("breathe"):
+        return sys.executable
+    spec = importlib.util.spec_from_file_location("build_book", DOCS / "build_book.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    build_dir = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
+    return str(module.ensure_environment(build_dir / "venv"))
+
+
+def build_book(python: str, work: Path, results: Path, *extra: str,
+               timeout: int = 300) -> subprocess.CompletedProcess:
+    """docs/build_book.py into work/build (the HTML in work/build/book/html)."""
+    return subprocess.run(
+        [sys.executable, str(DOCS / "build_book.py"), "--python", python,
+         "--build-dir", str(work / "build"), "--results-dir", str(results), *extra],
+        capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def build_site(work: Path) -> int:
+    """The fixture site, built from scratch into `work`; returns the exit
+    status, also written to work/returncode beside work/build.log."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    if shutil.which("doxygen") is None:
+        returncode, log = SKIP, DOXYGEN_MISSING + "\n"
+    else:
+        done = build_book(book_python(), work, fixture_results(work / "results"))
+        returncode, log = done.returncode, done.stdout + done.stderr
+    (work / "build.log").write_text(log)
+    (work / "returncode").write_text(f"{returncode}\n")
+    return returncode
+
+
+def shared_site(tmp_path_factory) -> tuple[Path, int, str]:
+    """(the folder the site was built in, its exit status, what it printed):
+    the one CTest built (LADDER_FIXTURE_SITE), else one built now into a
+    temporary folder, once per test session."""
+    if os.environ.get(SITE_VARIABLE):
+        work = Path(os.environ[SITE_VARIABLE])
+        if not (work / "returncode").exists():
+            raise RuntimeError(f"{SITE_VARIABLE}={work}, but no site was built there "
+                               "(CTest's book.fixture-site test builds it)")
+    else:
+        work = tmp_path_factory.getbasetemp() / "fixture-site"
+        if not (work / "returncode").exists():
+            build_site(work)
+    returncode = int((work / "returncode").read_text())
+    return work, returncode, (work / "build.log").read_text()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="the folder to build it in")
+    args = parser.parse_args()
+    returncode = build_site(args.out.resolve())
+    print((args.out / "build.log").read_text(), end="")
+    print(f"fixture site: {args.out / 'build' / 'book' / 'html'} (exit status {returncode})")
+    return returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
