@@ -372,7 +372,8 @@ def main() -> int:
         print()
         for problem in problems:
             print(f"measure: {problem}")
-        print(f"measure: refusing to write results/: {len(problems)} check(s) failed "
+        slug = chapters[written[0].stem].get("provenance", {}).get("gpu_slug", "<gpu>")
+        print(f"measure: refusing to write results/{slug}/: {len(problems)} check(s) failed "
               f"(listed above); this run's files are in {staging}")
         return 1
 

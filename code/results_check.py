@@ -38,19 +38,30 @@ REL_TOL = 4 * ROUNDING
 _ADD_CHAPTER = re.compile(r"\bladder_add_chapter\s*\(([^)]*)\)")
 
 
+_KEYWORDS = {"SOURCE", "SIZES", "VARIANT", "VARIANTS"}
+
+
 def declared_binaries(root: Path) -> list[str]:
     """The chapter binaries the chapters' CMakeLists.txt declare, sorted:
-    <chapter folder> for a ladder_add_chapter call, <chapter folder>-<suffix>
-    for one with VARIANT <suffix> (cmake/LadderChapter.cmake names them so)."""
+    <chapter folder> for a ladder_add_chapter call, and <chapter
+    folder>-<name> for each variant it names (VARIANTS <name> ..., or an
+    older VARIANT <suffix> call, which names only its variant), as
+    cmake/Ladder.cmake names them."""
     names = []
     for listing in sorted((root / "chapters").glob("*/CMakeLists.txt")):
         text = "\n".join(line.split("#")[0] for line in listing.read_text().splitlines())
+        chapter = listing.parent.name
         for call in _ADD_CHAPTER.finditer(text):
             words = call.group(1).split()
-            name = listing.parent.name
             if "VARIANT" in words:
-                name += "-" + words[words.index("VARIANT") + 1]
-            names.append(name)
+                names.append(f"{chapter}-{words[words.index('VARIANT') + 1]}")
+                continue
+            names.append(chapter)
+            if "VARIANTS" in words:
+                for word in words[words.index("VARIANTS") + 1:]:
+                    if word in _KEYWORDS:
+                        break
+                    names.append(f"{chapter}-{word}")
     return sorted(names)
 
 

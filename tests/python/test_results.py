@@ -61,6 +61,22 @@ def test_every_chapter_folder_declares_its_binary_and_the_variants_follow():
         assert any(name.startswith(c + "-") for c in chapters), name
 
 
+def test_declared_binaries_read_both_ways_of_naming_variants(tmp_path):
+    listings = {
+        "01-a": "ladder_add_chapter(ch01 SOURCE kernel.cu)\n",
+        "02-b": ("# ladder_add_chapter(commented VARIANTS no)\n"
+                 "ladder_add_chapter(ch02 SOURCE kernel.cu VARIANTS swizzled rows\n"
+                 "  SIZES 64x128x16 128)\n"),
+        "03-c": ("ladder_add_chapter(ch03 SOURCE kernel.cu SIZES 1 2)\n"
+                 "ladder_add_chapter(ch03_by_size SOURCE by_size.cu VARIANT by-size SIZES 1)\n"),
+    }
+    for folder, text in listings.items():
+        (tmp_path / "chapters" / folder).mkdir(parents=True)
+        (tmp_path / "chapters" / folder / "CMakeLists.txt").write_text(text)
+    assert rc.declared_binaries(tmp_path) == [
+        "01-a", "02-b", "02-b-rows", "02-b-swizzled", "03-c", "03-c-by-size"]
+
+
 def test_the_declared_binaries_are_what_measure_measures(build_dir):
     measured = [p.name for p in measure.chapter_binaries(build_dir, [])]
     assert measured == EXPECTED
@@ -284,3 +300,72 @@ def test_the_gpu_tests_summary_is_read_from_ctest_output(tmp_path, good_run):
     tests = measure.ctest_summary(done.returncode, done.stdout)
     assert (tests["failed"], tests["skipped"]) == ([], [])
     assert measure.refusal(**{**good_run, "tests": tests}) == []
+
+
+# -- The measure command's whole run, its GPU work replaced by fakes ----------
+
+
+@pytest.fixture
+def fake_measure(tmp_path, monkeypatch):
+    """measure.main() with everything that needs a GPU faked: its chapter
+    binaries 'write' the committed reference results, the GPU tests and the
+    sanitizer report what the test sets in `run`; results/ is tmp_path's."""
+    root = tmp_path / "root"
+    (root / "chapters").mkdir(parents=True)
+    run = {"tests": {"returncode": 0, "summary": "100% tests passed, 0 tests failed out of 3",
+                     "failed": [], "skipped": []},
+           "edit": lambda name, result: None, "clean": True}
+
+    def benchmark(binary, out, sizes):
+        result = json.loads((REFERENCE / "chapters" / f"{binary.name}.json").read_text())
+        run["edit"](binary.name, result)
+        out.write_text(json.dumps(result))
+        return {"returncode": 0}
+
+    def sanitize(binary, sizes):
+        return {tool: {"clean": run["clean"], "returncode": 0 if run["clean"] else 99,
+                       "size": " ".join(sizes), "tail": []} for tool in rc.SANITIZER_TOOLS}
+
+    real_which = shutil.which
+    monkeypatch.setattr(measure, "ROOT", root)
+    monkeypatch.setattr(measure.shutil, "which",
+                        lambda name, *a, **k: "/fake/nvidia-smi" if name == "nvidia-smi"
+                        else None if name == "ncu" else real_which(name, *a, **k))
+    monkeypatch.setattr(measure, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, "", ""))
+    monkeypatch.setattr(measure, "build", lambda build_dir: None)
+    monkeypatch.setattr(measure, "chapter_binaries",
+                        lambda build_dir, wanted: [build_dir / "bin" / name for name in EXPECTED])
+    monkeypatch.setattr(measure, "gpu_tests", lambda build_dir: run["tests"])
+    monkeypatch.setattr(measure, "baseline", lambda build_dir, out: None)
+    monkeypatch.setattr(measure, "benchmark", benchmark)
+    monkeypatch.setattr(measure, "transpose_exercise", lambda build_dir, out: {})
+    monkeypatch.setattr(measure, "smallest_accepted", lambda binary: "256")
+    monkeypatch.setattr(measure, "sanitize", sanitize)
+    monkeypatch.setattr(sys, "argv", ["measure.py", "--build-dir", str(tmp_path / "build")])
+    return root, run
+
+
+def test_measure_writes_a_run_that_passes(fake_measure, capsys):
+    root, _ = fake_measure
+    assert measure.main() == 0
+    written = root / "results" / "h200"
+    assert sorted(p.stem for p in (written / "chapters").glob("*.json")) == EXPECTED
+    assert rc.folder_problems(written, EXPECTED) == []
+    assert "refusing" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("failure", ["incorrect", "gpu-tests", "sanitizer"])
+def test_measure_refuses_a_run_that_failed_and_writes_nothing(fake_measure, capsys, failure):
+    root, run = fake_measure
+    if failure == "incorrect":
+        run["edit"] = lambda name, result: (
+            result["sizes"][0].update(correct=False) if name == "03-flat-block" else None)
+    elif failure == "gpu-tests":
+        run["tests"] = {"returncode": 8, "summary": "67% tests passed, 1 tests failed out of 3",
+                        "failed": ["gpu.03-flat-block (Failed)"], "skipped": []}
+    else:
+        run["clean"] = False
+    assert measure.main() == 1
+    assert not (root / "results").exists()
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("measure: refusing to write results/h200/: ")
