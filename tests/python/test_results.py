@@ -311,7 +311,9 @@ def fake_measure(tmp_path, monkeypatch):
     binaries 'write' the committed reference results, the GPU tests and the
     sanitizer report what the test sets in `run`; results/ is tmp_path's."""
     root = tmp_path / "root"
-    (root / "chapters").mkdir(parents=True)
+    for listing in (ROOT / "chapters").glob("*/CMakeLists.txt"):
+        (root / "chapters" / listing.parent.name).mkdir(parents=True)
+        shutil.copy(listing, root / "chapters" / listing.parent.name / "CMakeLists.txt")
     run = {"tests": {"returncode": 0, "summary": "100% tests passed, 0 tests failed out of 3",
                      "failed": [], "skipped": []},
            "edit": lambda name, result: None, "clean": True}
@@ -352,6 +354,19 @@ def test_measure_writes_a_run_that_passes(fake_measure, capsys):
     assert sorted(p.stem for p in (written / "chapters").glob("*.json")) == EXPECTED
     assert rc.folder_problems(written, EXPECTED) == []
     assert "refusing" not in capsys.readouterr().out
+
+
+def test_measure_refuses_a_run_that_missed_a_declared_variant(fake_measure, monkeypatch, capsys):
+    """A variant the chapters declare but bin/ lacks is a missing result."""
+    root, _ = fake_measure
+    chapters = sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
+    monkeypatch.setattr(measure, "chapter_binaries",
+                        lambda build_dir, wanted: [build_dir / "bin" / name for name in chapters])
+    assert measure.main() == 1
+    assert not (root / "results").exists()
+    out = capsys.readouterr().out
+    for variant in set(EXPECTED) - set(chapters):
+        assert f"measure: {variant}: no result (chapters/{variant}.json)" in out
 
 
 @pytest.mark.parametrize("failure", ["incorrect", "gpu-tests", "sanitizer"])
