@@ -30,15 +30,10 @@ build needs. Links to other sites are not followed.
 
 import base64
 import functools
-import hashlib
 import http.server
-import importlib.util
 import json
 import os
 import re
-import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -46,8 +41,6 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
-FIXTURES = ROOT / "tests" / "fixtures" / "results"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
@@ -77,31 +70,6 @@ KNOWN_CONSOLE_ERRORS: list[tuple[str, str]] = []
 
 
 # -- The site ----------------------------------------------------------------
-
-
-def book_python() -> str:
-    """An interpreter with the book's packages (as in test_book.py)."""
-    if importlib.util.find_spec("sphinx") and importlib.util.find_spec("breathe"):
-        return sys.executable
-    spec = importlib.util.spec_from_file_location("build_book", DOCS / "build_book.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    build_dir = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
-    return str(module.ensure_environment(build_dir / "venv"))
-
-
-def fresh_fixture_results(target: Path) -> Path:
-    """A copy of the fixture results whose h200 results match the kernels in
-    the tree now (the fake-gpu one stays stale, and is shown as such)."""
-    shutil.copytree(FIXTURES, target)
-    for path in (target / "h200" / "chapters").glob("*.json"):
-        content = json.loads(path.read_text())
-        source = ROOT / content["provenance"]["source"]
-        if source.is_file():
-            content["provenance"]["source_sha256"] = hashlib.sha256(
-                source.read_bytes()).hexdigest()
-        path.write_text(json.dumps(content))
-    return target
 
 
 @pytest.fixture(scope="module")
