@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import functools
 import io
 import json
 import os
@@ -39,6 +40,7 @@ import time
 from pathlib import Path
 
 import results_check
+from ladder_tools import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
@@ -74,6 +76,10 @@ ISSUE_METRICS = [
     *[f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALL_REASONS],
 ]
 START = time.monotonic()
+# The source files of the programs that are not chapters (a chapter's result
+# names its own source).
+TRANSPOSE_SOURCE = "chapters/10-padding/exercise/transpose.cu"
+BASELINE_SOURCE = "code/tools/baseline.cu"
 
 
 def say(message: str) -> None:
@@ -108,16 +114,31 @@ def chapter_binaries(build_dir: Path, wanted: list[str]) -> list[Path]:
     return binaries
 
 
-def merge_write(path: Path, common: dict, key: str, entries: dict) -> None:
+@functools.cache
+def inputs_of(source: str) -> dict[str, str]:
+    """{path: SHA-256} of every project file the program built from `source`
+    depends on (ladder_tools.provenance), computed once per source."""
+    return provenance.inputs_of(ROOT / source)
+
+
+def with_inputs(result: dict, source: str) -> dict:
+    """A results file's content with its provenance's `inputs` filled in."""
+    return {**result, "provenance": {**result["provenance"], "inputs": inputs_of(source)}}
+
+
+def merge_write(path: Path, common: dict, key: str, entries: dict, sources: dict) -> None:
     """Writes common + {key: entries}; a partial run (--chapters) keeps the
     entries of chapters it did not run from the file already there. Each new
     entry records the commit and date it was measured at, since after a
-    partial run the file's header speaks only for the latest one."""
+    partial run the file's header speaks only for the latest one, and the
+    inputs of its program (`sources`: entry name -> source file), so that
+    each entry can be found stale on its own."""
     merged = {}
     if path.exists():
         merged = json.loads(path.read_text()).get(key, {})
     stamp = {"git_commit": common["git_commit"], "date": common["date"]}
-    merged.update({name: {**entry, "measured": stamp} for name, entry in entries.items()})
+    merged.update({name: {**entry, "measured": {**stamp, "inputs": inputs_of(sources[name])}}
+                   for name, entry in entries.items()})
     path.write_text(json.dumps({**common, key: dict(sorted(merged.items()))}, indent=2) + "\n")
 
 
@@ -384,26 +405,42 @@ def main() -> int:
 
     # The GPU's slug comes from what the binaries recorded, so the folder
     # name and the files inside it can never disagree.
-    provenance = chapters[written[0].stem]["provenance"]
-    target = ROOT / "results" / provenance["gpu_slug"]
+    # Every file records what its programs were built from (their inputs),
+    # so that the book can tell when the tree has moved on from it.
+    first = chapters[written[0].stem]["provenance"]
+    target = ROOT / "results" / first["gpu_slug"]
     (target / "chapters").mkdir(parents=True, exist_ok=True)
-    for path in written:
-        shutil.copy(path, target / "chapters" / path.name)
+    sources = {name: result["provenance"]["source"] for name, result in chapters.items()}
+    sources["transpose"] = TRANSPOSE_SOURCE
+    for name, result in chapters.items():
+        write_json(target / "chapters" / f"{name}.json", with_inputs(result, sources[name]))
     if transpose_json.exists():
-        shutil.copy(transpose_json, target / "transpose.json")
+        write_json(target / "transpose.json",
+                   with_inputs(json.loads(transpose_json.read_text()), TRANSPOSE_SOURCE))
     if (staging / "baseline.json").exists():
         shutil.copy(staging / "baseline.json", target / "baseline.json")
-    common = {"schema": 1, "gpu": provenance["gpu"], "date": provenance["date"],
-              "git_commit": provenance["git_commit"]}
-    (target / "gpu-tests.json").write_text(json.dumps({**common, **tests}, indent=2) + "\n")
+    common = {"schema": 1, "gpu": first["gpu"], "date": first["date"],
+              "git_commit": first["git_commit"]}
+    # The GPU tests ran every program: their summary is stale when any of
+    # them changes.
+    tested = {}
+    for source in sorted(set(sources.values())):
+        tested.update(inputs_of(source))
+    write_json(target / "gpu-tests.json", {**common, **tests, "inputs": dict(sorted(tested.items()))})
     if sanitizer:
-        merge_write(target / "sanitizer.json", common, "chapters", sanitizer)
+        merge_write(target / "sanitizer.json", common, "chapters", sanitizer, sources)
     if counters:
-        merge_write(target / "ncu.json", {**common, "metrics": NCU_METRICS}, "chapters", counters)
+        merge_write(target / "ncu.json", {**common, "metrics": NCU_METRICS}, "chapters", counters,
+                    sources)
     if issue:
-        merge_write(target / "issue.json", {**common, "metrics": ISSUE_METRICS}, "chapters", issue)
+        merge_write(target / "issue.json", {**common, "metrics": ISSUE_METRICS}, "chapters", issue,
+                    sources)
     say(f"wrote {target.relative_to(ROOT)}")
     return 0
+
+
+def write_json(path: Path, content: dict) -> None:
+    path.write_text(json.dumps(content, indent=2) + "\n")
 
 
 def print_table(chapters: dict, sizes: list[str]) -> None:

@@ -89,12 +89,10 @@ class _AnalysisDirective(_LadderMixin, SphinxDirective):
     def check_fresh(self, gpu: str, path: Path, content: dict, what: str) -> nodes.Node | None:
         """A warning box when a results file (a sweep, the transpose) was
         measured on other code than the tree's, recorded in the stale report
-        like a stale chapter result; None when it is fresh or says nothing
-        of its source."""
+        like a stale chapter result; None when it is fresh."""
         provenance = content.get("provenance") or {}
-        if not (provenance.get("source") and provenance.get("source_sha256")):
-            return None
-        self.track(self.repo_root / provenance["source"])
+        for name in provenance.get("inputs") or {}:
+            self.track(self.repo_root / name)
         stale = data.staleness(provenance, self.repo_root)
         if stale is None:
             return None
@@ -111,6 +109,19 @@ class _AnalysisDirective(_LadderMixin, SphinxDirective):
                           f"other code: {stale}. Measure again.")
         box["classes"].append("ladder-stale")
         return box
+
+    def entry_freshness(self, gpu: str, path: Path, content: dict, slug: str,
+                        what: str) -> list[nodes.Node]:
+        """check_fresh() for one chapter's entry of a file that gathers
+        chapters (ncu.json, issue.json): each entry records the inputs of its
+        own program. Nothing when the chapter has no entry."""
+        entry = (content.get("chapters") or {}).get(slug)
+        if not isinstance(entry, dict):
+            return []
+        recorded = {**(entry.get("measured") or {}), "gpu": content.get("gpu", gpu)}
+        box = self.check_fresh(gpu, path, {"provenance": recorded, "chapter": slug},
+                               f"{what} of {slug}")
+        return [box] if box is not None else []
 
     def gpu_block(self, title: str) -> nodes.container:
         block = nodes.container(classes=["ladder-analysis"])
@@ -428,6 +439,9 @@ class NcuDirective(_AnalysisDirective):
                 for kernel in kernels:
                     rows.append(analysis.ncu_row(slug, kernel, ld, st, models))
             block = self.gpu_block(ncu.get("gpu", gpu))
+            for slug in slugs:
+                block += self.entry_freshness(gpu, analysis.ncu_path(self.results_root, gpu),
+                                              ncu, slug, "counters")
             for header, part in _split_columns(analysis.ncu_header(models), rows, keep=2):
                 block += _table(header, part, classes=["ladder-table", "ladder-ncu"])
             sizes = sorted({str((analysis.ncu_entry(ncu, slug) or {}).get("size"))
@@ -486,6 +500,8 @@ class IssueDirective(_AnalysisDirective):
                                  f"{slug} does not have one chapter kernel and one cuBLAS kernel")
             (_, ours), (cublas_name, theirs) = pair
             block = self.gpu_block(issue.get("gpu", gpu))
+            block += self.entry_freshness(gpu, analysis.issue_path(self.results_root, gpu), issue,
+                                          slug, "issue profile")
             block += _table([["", slug, "cuBLAS"]], analysis.issue_rows(ours, theirs),
                             classes=["ladder-table", "ladder-issue"])
             line = f"Nsight Compute, one launch of each at {entry.get('size', '?')}; {issue.get('gpu', gpu)}"

@@ -10,24 +10,25 @@ docs/results-schema.md)::
     results/<gpu>/chapters/<slug>.json   one chapter's sizes, times, errors
     results/<gpu>/baseline.json          the FP32 FMA peak, the copy bandwidth
 
-A chapter result is *stale* when the SHA-256 it recorded for its kernel file
-differs from the file in the tree now: the numbers belong to other code. A
-sweep (code/sweep.py) records the SHA-256 of the kernel file without its
-``[chosen]`` block (``source_sha256_excludes: "chosen"``): the sweep times every
-configuration of its grid, so which one the chapter commits as ``Chosen`` does
-not change a number in it, and committing its winner does not make it stale.
+A result is *stale* when a file it was built from has changed since it was
+measured: the numbers belong to other code. What a result was built from, and
+the test, live in code/ladder_tools/provenance.py, shared with the measure
+and sweep commands that record it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
 import re
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "code"))
+from ladder_tools import provenance as provenance_tools  # noqa: E402
 
 #: The GPU the book is written against; it comes first wherever GPUs are listed.
 REFERENCE_GPU = "h200"
@@ -140,9 +141,11 @@ def check_chapter_result(data: dict, slug: str) -> list[str]:
     if not isinstance(provenance, dict):
         problems.append("provenance is missing")
     else:
-        for field in ("gpu", "source", "source_sha256"):
+        for field in ("gpu", "source"):
             if not isinstance(provenance.get(field), str):
                 problems.append(f"provenance.{field} is missing")
+        if not isinstance(provenance.get("inputs"), dict):
+            problems.append("provenance.inputs is missing")
     sizes = data.get("sizes")
     if not isinstance(sizes, list) or not sizes:
         problems.append("sizes is missing or empty")
@@ -152,56 +155,10 @@ def check_chapter_result(data: dict, slug: str) -> list[str]:
     return problems
 
 
-def sha256_of(path: str | os.PathLike) -> str:
-    """The SHA-256 of a file's bytes, as lowercase hex."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-#: The marker lines of the block that a sweep's hash leaves out.
-CHOSEN_BEGIN = "// [chosen]"
-BLOCK_END = "// [end]"
-
-
-def without_chosen(text: str) -> str:
-    """`text` without the lines from the one that starts with ``// [chosen]``
-    to the next that starts with ``// [end]``, both included. Raises
-    ValueError when there is no such block."""
-    lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith(CHOSEN_BEGIN)]
-    if len(starts) != 1:
-        raise ValueError(f"expected one '{CHOSEN_BEGIN}' line, found {len(starts)}")
-    begin = starts[0]
-    for end in range(begin + 1, len(lines)):
-        if lines[end].lstrip().startswith(BLOCK_END):
-            return "".join(lines[:begin] + lines[end + 1:])
-    raise ValueError(f"the '{CHOSEN_BEGIN}' block has no '{BLOCK_END}' line")
-
-
-def sha256_without_chosen(path: str | os.PathLike) -> str:
-    """The SHA-256 of a kernel file without its [chosen] block (see
-    without_chosen()), as lowercase hex: what a sweep records."""
-    return hashlib.sha256(without_chosen(Path(path).read_text()).encode()).hexdigest()
-
-
 def staleness(provenance: dict, repo_root: str | os.PathLike) -> str | None:
-    """Why a result no longer matches the tree, or None when it still does."""
-    source = provenance["source"]
-    path = Path(repo_root) / source
-    if not path.is_file():
-        return f"{source}, the file it measured, is no longer in the tree"
-    excludes = provenance.get("source_sha256_excludes")
-    if excludes is None:
-        now = sha256_of(path)
-    elif excludes == "chosen":
-        try:
-            now = sha256_without_chosen(path)
-        except ValueError as error:
-            return f"{source} no longer has the [chosen] block its hash leaves out ({error})"
-    else:
-        return f"its hash leaves out {excludes!r}, which this book does not know"
-    if now != provenance["source_sha256"].lower():
-        return f"{source} has changed since it was measured"
-    return None
+    """Why a result no longer matches the tree, or None when it still does
+    (see ladder_tools.provenance)."""
+    return provenance_tools.staleness(provenance, Path(repo_root))
 
 
 @dataclass(frozen=True)

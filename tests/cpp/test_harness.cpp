@@ -4,7 +4,6 @@
 #include <ladder/accuracy.hpp>
 #include <ladder/json.hpp>
 #include <ladder/options.hpp>
-#include <ladder/sha256.hpp>
 #include <ladder/stats.hpp>
 
 #include <cmath>
@@ -194,16 +193,6 @@ TEST(Stats, Gflops) {
   EXPECT_DOUBLE_EQ(ladder::gflops(4096, 4096, 4096, 2.0), 68719.476736);
   // No time measured, no rate.
   EXPECT_EQ(ladder::gflops(1, 1, 1, 0), 0);
-}
-
-TEST(Sha256, StandardTestVectors) {
-  // FIPS 180-4 examples: "abc", the empty string, and a two-block message.
-  EXPECT_EQ(ladder::sha256_hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(ladder::sha256_hex(""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(ladder::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
 TEST(Json, EscapesAndNonFiniteNumbers) {

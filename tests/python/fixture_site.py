@@ -16,7 +16,6 @@ own copy into a temporary folder (shared_site).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import os
@@ -28,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
+sys.path.insert(0, str(ROOT / "code"))
+from ladder_tools import provenance  # noqa: E402
 SITE_VARIABLE = "LADDER_FIXTURE_SITE"
 DOXYGEN_MISSING = "Doxygen is not installed (Debian: apt-get install doxygen)"
 SKIP = 77
@@ -41,8 +42,9 @@ def fixture_results(target: Path) -> Path:
                 *(target / "h200").glob("sweep-*.json"), *(target / "h200").glob("transpose.json")]
     for path in measured:
         content = json.loads(path.read_text())
-        source = ROOT / content["provenance"]["source"]
-        content["provenance"]["source_sha256"] = hashlib.sha256(source.read_bytes()).hexdigest()
+        recorded = content["provenance"]
+        recorded["inputs"] = provenance.hash_files([recorded["source"]], ROOT,
+                                                   recorded.get("inputs_exclude"))
         path.write_text(json.dumps(content))
     return target
 

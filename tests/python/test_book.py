@@ -26,6 +26,7 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import ladder_data as data  # noqa: E402
+from ladder_tools import provenance  # noqa: E402 (ladder_data puts code/ on the path)
 import fixture_site  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def sha256_text(text: str) -> str:
 
 
 def chapter_json(slug: str, source: str, source_hash: str, sizes=None) -> dict:
-    """A minimal valid chapter result (synthetic values)."""
+    """A minimal valid chapter result (synthetic values), built from one file."""
     timed = {
         "M": 4096, "N": 4096, "K": 4096,
         "time_ms": {"median": 2.0, "min": 1.9, "max": 2.2},
@@ -44,7 +45,7 @@ def chapter_json(slug: str, source: str, source_hash: str, sizes=None) -> dict:
     }
     return {
         "schema": 1, "chapter": slug, "title": "Test",
-        "provenance": {"gpu": "Test GPU", "source": source, "source_sha256": source_hash},
+        "provenance": {"gpu": "Test GPU", "source": source, "inputs": {source: source_hash}},
         "sizes": sizes if sizes is not None else [timed],
     }
 
@@ -108,14 +109,47 @@ def test_a_removed_source_makes_its_result_stale(tree):
     repo, results, kernel = tree
     kernel.unlink()
     result = data.load_chapter_result(results, "h200", "01-test", repo)
-    assert "no longer in the tree" in result.stale
+    assert result.stale == "chapters/01-test/kernel.cu is gone since it was measured"
+
+
+def test_a_changed_header_makes_its_result_stale(tree):
+    """Every recorded input counts, not only the kernel file: a harness
+    header the chapter includes changes what was measured."""
+    repo, _, kernel = tree
+    header = repo / "code" / "include" / "ladder" / "runner.cuh"
+    header.parent.mkdir(parents=True)
+    header.write_text("// the runner\n")
+    names = ["chapters/01-test/kernel.cu", "code/include/ladder/runner.cuh"]
+    recorded = {"source": names[0], "inputs": provenance.hash_files(names, repo)}
+    assert data.staleness(recorded, repo) is None
+    header.write_text("// the runner, timing changed\n")
+    assert data.staleness(recorded, repo) == (
+        "code/include/ladder/runner.cuh has changed since it was measured")
+
+
+def test_a_result_without_inputs_is_stale(tree):
+    repo, _, _ = tree
+    assert "records no inputs" in data.staleness({"source": "chapters/01-test/kernel.cu"}, repo)
 
 
 def test_the_hash_is_compared_case_blind(tree):
     repo, _, kernel = tree
-    provenance = {"source": "chapters/01-test/kernel.cu",
-                  "source_sha256": data.sha256_of(kernel).upper()}
-    assert data.staleness(provenance, repo) is None
+    recorded = {"inputs": {"chapters/01-test/kernel.cu": sha256_text(kernel.read_text()).upper()}}
+    assert data.staleness(recorded, repo) is None
+
+
+def test_inputs_are_what_nvcc_includes_and_the_build_files():
+    """The measure command's inputs of a chapter: its files, the harness
+    headers it includes (found by nvcc -M), and the build files."""
+    if shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists():
+        pytest.skip("nvcc is not installed")
+    inputs = provenance.inputs_of(ROOT / "chapters" / "04-smem-tiling" / "kernel.cu")
+    for name in ("chapters/04-smem-tiling/kernel.cu", "chapters/04-smem-tiling/CMakeLists.txt",
+                 "code/include/ladder/runner.cuh", "code/include/ladder/accuracy.hpp",
+                 "CMakeLists.txt", "cmake/Ladder.cmake"):
+        assert name in inputs, name
+    assert not any(name.startswith("/") or "cuda" in name.split("/")[0] for name in inputs)
+    assert inputs == provenance.hash_files(inputs, ROOT)
 
 
 KERNEL_WITH_CHOSEN = """// a kernel
@@ -128,30 +162,27 @@ int main() {}
 
 
 def test_a_sweep_hash_leaves_out_only_the_chosen_block():
-    assert data.without_chosen(KERNEL_WITH_CHOSEN) == "// a kernel\nint main() {}\n"
-    with pytest.raises(ValueError, match="found 0"):
-        data.without_chosen("int main() {}\n")
+    assert provenance.without_chosen(KERNEL_WITH_CHOSEN) == "// a kernel\nint main() {}\n"
+    assert provenance.without_chosen("int main() {}\n") == "int main() {}\n"
     with pytest.raises(ValueError, match="no '// \\[end\\]' line"):
-        data.without_chosen("// [chosen]\nusing Chosen = T;\n")
+        provenance.without_chosen("// [chosen]\nusing Chosen = T;\n")
 
 
 def test_a_sweep_stays_fresh_when_only_its_chosen_block_changes(tmp_path):
     kernel = tmp_path / "chapters" / "09-x" / "kernel.cu"
     kernel.parent.mkdir(parents=True)
     kernel.write_text(KERNEL_WITH_CHOSEN)
-    provenance = {"source": "chapters/09-x/kernel.cu", "source_sha256_excludes": "chosen",
-                  "source_sha256": data.sha256_without_chosen(kernel)}
-    whole_file = {"source": "chapters/09-x/kernel.cu", "source_sha256": data.sha256_of(kernel)}
+    name = "chapters/09-x/kernel.cu"
+    sweep = {"inputs": provenance.hash_files([name], tmp_path, "chosen"),
+             "inputs_exclude": "chosen"}
+    whole_file = {"inputs": provenance.hash_files([name], tmp_path)}
     kernel.write_text(KERNEL_WITH_CHOSEN.replace("Tiling<1, 2>", "Tiling<3, 4>"))
-    assert data.staleness(provenance, tmp_path) is None
+    assert data.staleness(sweep, tmp_path) is None
     # A full-file hash (a chapter result) does see the change.
     assert "has changed" in data.staleness(whole_file, tmp_path)
     kernel.write_text(KERNEL_WITH_CHOSEN.replace("int main", "long main"))
-    assert "has changed" in data.staleness(provenance, tmp_path)
-    kernel.write_text("int main() {}\n")
-    assert "no longer has the [chosen] block" in data.staleness(provenance, tmp_path)
-    assert "does not know" in data.staleness({**provenance, "source_sha256_excludes": "other"},
-                                             tmp_path)
+    assert "has changed" in data.staleness(sweep, tmp_path)
+    assert "unknown exclusion" in data.staleness({**sweep, "inputs_exclude": "other"}, tmp_path)
 
 
 def test_committed_results_are_valid_and_fresh():
@@ -165,6 +196,35 @@ def test_committed_results_are_valid_and_fresh():
             found += 1
     if not found:
         pytest.skip("results/ holds no chapter result yet")
+
+
+def committed_provenances(results: Path):
+    """(where, provenance) of everything under results/ that records what it
+    was built from: sweeps, the transpose, the GPU tests' summary, and each
+    entry of the files that gather chapters (sanitizer, ncu, issue)."""
+    for gpu in data.gpu_folders(results):
+        folder = results / gpu
+        for path in [*folder.glob("sweep-*.json"), folder / "transpose.json"]:
+            if path.exists():
+                yield str(path), json.loads(path.read_text())["provenance"]
+        tests = folder / "gpu-tests.json"
+        if tests.exists():
+            yield str(tests), {"inputs": json.loads(tests.read_text()).get("inputs")}
+        for name in ("sanitizer.json", "ncu.json", "issue.json"):
+            if (folder / name).exists():
+                for slug, entry in json.loads((folder / name).read_text())["chapters"].items():
+                    yield f"{folder / name} {slug}", entry.get("measured", {})
+
+
+def test_every_committed_measurement_belongs_to_the_tree():
+    """Not only chapter results: every measurement committed under results/
+    is stale once a file it was built from changes."""
+    found = 0
+    for where, recorded in committed_provenances(ROOT / "results"):
+        assert data.staleness(recorded, ROOT) is None, f"{where}: {data.staleness(recorded, ROOT)}"
+        found += 1
+    if not found:
+        pytest.skip("results/ holds no measurement yet")
 
 
 # -- Reading and checking ----------------------------------------------------
@@ -206,7 +266,7 @@ def test_an_untimed_size_is_valid_and_reads_not_measured(tree):
     untimed = {"M": 8192, "N": 8192, "K": 8192, "timing_skipped": "over budget",
                "max_rel_err": 1e-6, "correct": True}
     content = chapter_json("01-test", "chapters/01-test/kernel.cu",
-                           data.sha256_of(kernel), [untimed])
+                           sha256_text(kernel.read_text()), [untimed])
     (results / "h200" / "chapters" / "01-test.json").write_text(json.dumps(content))
     request = data.parse_value_request("01-test:8192:gflops")
     assert data.resolve_value(request, results, repo).text == data.NOT_MEASURED

@@ -28,6 +28,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 import ladder_analysis_data as analysis  # noqa: E402
 import ladder_data as data  # noqa: E402
+from ladder_tools import provenance  # noqa: E402 (ladder_data puts code/ on the path)
 
 # -- Kernel names ---------------------------------------------------------------
 
@@ -442,15 +443,17 @@ def results_copy(target: Path, resources: dict | None = None) -> Path:
     for path in [*(gpu / "chapters").glob("*.json"), gpu / "sweep-09-autotuning.json",
                  gpu / "transpose.json"]:
         content = json.loads(path.read_text())
-        content["provenance"]["source_sha256"] = data.sha256_of(
-            ROOT / content["provenance"]["source"])
+        recorded = content["provenance"]
+        recorded["inputs"] = provenance.hash_files([recorded["source"]], ROOT,
+                                                   recorded.get("inputs_exclude"))
         path.write_text(json.dumps(content))
     if resources is not None:
         source = ROOT / "chapters" / "04-smem-tiling" / "kernel.cu"
         result = json.loads((gpu / "chapters" / "01-naive.json").read_text())
         result.update(chapter="04-smem-tiling", resources=resources)
         result["provenance"].update(source="chapters/04-smem-tiling/kernel.cu",
-                                    source_sha256=data.sha256_of(source), compute_capability="9.0")
+                                    inputs=provenance.hash_files([source.relative_to(ROOT)]),
+                                    compute_capability="9.0")
         (gpu / "chapters" / "04-smem-tiling.json").write_text(json.dumps(result))
     return target
 

@@ -27,16 +27,23 @@ def test_a_partial_run_keeps_other_chapters_and_stamps_its_own(tmp_path):
     import measure
 
     path = tmp_path / "ncu.json"
+    sources = {"01-naive": "chapters/01-naive/kernel.cu",
+               "02-coalescing": "chapters/02-coalescing/kernel.cu"}
     first = {"schema": 1, "gpu": "G", "date": "2026-01-01T00:00:00Z", "git_commit": "aaa"}
     measure.merge_write(path, first, "chapters", {"01-naive": {"size": "4096"},
-                                                  "02-coalescing": {"size": "4096"}})
+                                                  "02-coalescing": {"size": "4096"}}, sources)
     second = {**first, "date": "2026-01-02T00:00:00Z", "git_commit": "bbb"}
-    measure.merge_write(path, second, "chapters", {"02-coalescing": {"size": "1024"}})
+    measure.merge_write(path, second, "chapters", {"02-coalescing": {"size": "1024"}}, sources)
     written = json.loads(path.read_text())
     assert written["git_commit"] == "bbb"
     assert written["chapters"]["01-naive"]["measured"]["git_commit"] == "aaa"
-    assert written["chapters"]["02-coalescing"] == {
-        "size": "1024", "measured": {"git_commit": "bbb", "date": "2026-01-02T00:00:00Z"}}
+    entry = written["chapters"]["02-coalescing"]
+    assert entry["size"] == "1024"
+    assert (entry["measured"]["git_commit"], entry["measured"]["date"]) == (
+        "bbb", "2026-01-02T00:00:00Z")
+    # Each entry records what its own program was built from.
+    assert entry["measured"]["inputs"] == measure.inputs_of(sources["02-coalescing"])
+    assert "chapters/02-coalescing/kernel.cu" in entry["measured"]["inputs"]
 
 
 # ---------------------------------------------------------------- ncu's --csv

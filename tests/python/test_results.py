@@ -343,6 +343,10 @@ def fake_measure(tmp_path, monkeypatch):
     monkeypatch.setattr(measure, "transpose_exercise", lambda build_dir, out: {})
     monkeypatch.setattr(measure, "smallest_accepted", lambda binary: "256")
     monkeypatch.setattr(measure, "sanitize", sanitize)
+    # What each program was built from is hashed from the real tree (nvcc -M
+    # on the fake root would find no sources); cached per source as in a run.
+    monkeypatch.setattr(measure, "inputs_of",
+                        lambda source: {source: "0" * 64, "code/include/ladder/runner.cuh": "1" * 64})
     monkeypatch.setattr(sys, "argv", ["measure.py", "--build-dir", str(tmp_path / "build")])
     return root, run
 
@@ -354,6 +358,16 @@ def test_measure_writes_a_run_that_passes(fake_measure, capsys):
     assert sorted(p.stem for p in (written / "chapters").glob("*.json")) == EXPECTED
     assert rc.folder_problems(written, EXPECTED) == []
     assert "refusing" not in capsys.readouterr().out
+    # Every result, and every entry of the files that gather chapters, says
+    # what its program was built from.
+    for path in (written / "chapters").glob("*.json"):
+        recorded = json.loads(path.read_text())["provenance"]
+        assert recorded["inputs"][recorded["source"]] == "0" * 64, path.name
+    sanitizer = json.loads((written / "sanitizer.json").read_text())["chapters"]
+    assert all("runner.cuh" in name for entry in sanitizer.values()
+               for name in entry["measured"]["inputs"] if name.startswith("code/"))
+    tests = json.loads((written / "gpu-tests.json").read_text())
+    assert "code/include/ladder/runner.cuh" in tests["inputs"]
 
 
 def test_measure_refuses_a_run_that_missed_a_declared_variant(fake_measure, monkeypatch, capsys):

@@ -12,7 +12,6 @@
 
 #include "cuda_check.hpp"
 #include "json.hpp"
-#include "sha256.hpp"
 
 namespace ladder {
 
@@ -88,8 +87,10 @@ inline std::string git_commit(const std::string& source_dir) {
   return first_line_of("git -C '" + source_dir + "' describe --always --dirty --abbrev=12 2>/dev/null");
 }
 
-/// The GPU, the software versions, the date, the commit and the source file
-/// hash, as the "provenance" object of a results file.
+/// The GPU, the software versions, the date, the commit and the source file,
+/// as the "provenance" object of a results file. What the program was built
+/// from (every file's hash) is added by the measure command, which can see
+/// the build (code/ladder_tools/provenance.py).
 inline Json provenance(int device, const std::string& source_file) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
@@ -120,8 +121,7 @@ inline Json provenance(int device, const std::string& source_file) {
                          "." + std::to_string(cublas % 100))
       .set("date", utc_now())
       .set("git_commit", git_commit(dir))
-      .set("source", repo_relative(source_file))
-      .set("source_sha256", sha256_file(source_file));
+      .set("source", repo_relative(source_file));
   return p;
 }
 
