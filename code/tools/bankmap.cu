@@ -9,9 +9,8 @@
 //       a column walk: lane i reads W bytes at the start of row i of a float
 //       tile whose rows are S floats long (byte address 4 * S * i)
 //
-// Every named access comes from the code that runs: each chapter's kernel file
-// (and the transpose exercise) is included here with LADDER_NO_MAIN defined,
-// and an access's lanes are computed by the very `__host__ __device__
+// Every named access comes from the code that runs: each chapter's kernel
+// header (and the transpose exercise's) is included here, and an access's lanes are computed by the very `__host__ __device__
 // constexpr` index functions that its kernel calls. Each chapter lives in its
 // own namespace (ch04::, ch07::, ...), so the files share this one TU.
 #include <cstdint>
@@ -23,15 +22,13 @@
 #include <string>
 #include <vector>
 
-#define LADDER_NO_MAIN
-#include "chapters/04-smem-tiling/kernel.cu"
-#include "chapters/07-vectorized/kernel.cu"
-#include "chapters/08-warp-tiling/kernel.cu"
-#include "chapters/09-autotuning/kernel.cu"
-#include "chapters/10-padding/exercise/transpose.cu"
-#include "chapters/10-padding/kernel.cu"
-#include "chapters/12-final/kernel.cu"
-#undef LADDER_NO_MAIN
+#include "chapters/04-smem-tiling/kernel.cuh"
+#include "chapters/07-vectorized/kernel.cuh"
+#include "chapters/08-warp-tiling/kernel.cuh"
+#include "chapters/09-autotuning/kernel.cuh"
+#include "chapters/10-padding/exercise/transpose.cuh"
+#include "chapters/10-padding/kernel.cuh"
+#include "chapters/12-final/kernel.cuh"
 
 namespace {
 
@@ -53,7 +50,7 @@ constexpr std::uint32_t float_at(int index) {
   return static_cast<std::uint32_t>(index) * sizeof(float);
 }
 
-// The configurations the chapters run (their main()s launch these).
+// The configurations the chapters run (their chapter() descriptions launch these).
 using Ch08 = ch08::DefaultTiling;
 using Ch09 = ch09::Chosen;
 using Ch10 = ch10::Chosen;

@@ -1,7 +1,7 @@
 // CPU checks of the index arithmetic of chapters 10, 11 and 12: the kernels'
 // own constexpr index functions, called on the host for every thread of a
 // block. Nothing here runs on a GPU; it is compiled by nvcc because it
-// includes the chapters' kernel files (with LADDER_NO_MAIN).
+// includes the chapters' kernel headers.
 //
 // For each tiling checked:
 //   * the A tile's stores put every element of the BM x BK tile in its own
@@ -16,9 +16,9 @@
 //   * chapter 12's predicated copies, emulated on the CPU with its index
 //     functions and guards, compute a product with edges exactly as a plain
 //     loop does;
-//   * chapter 12's tiling per size (by_size.cu) counts rounds of blocks as
-//     the chapter does, and picks the second tiling where the chapter's count
-//     says it should.
+//   * chapter 12's tiling per size (its by-size variant) counts rounds of
+//     blocks as the chapter does, and picks the second tiling where the
+//     chapter's count says it should.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,12 +27,10 @@
 #include <ladder/bank_model.hpp>
 #include <vector>
 
-#define LADDER_NO_MAIN
-#include "chapters/09-autotuning/kernel.cu"
-#include "chapters/10-padding/kernel.cu"
-#include "chapters/11-double-buffering/kernel.cu"
-#include "chapters/12-final/by_size.cu"  // includes chapter 12's kernel.cu
-#undef LADDER_NO_MAIN
+#include "chapters/09-autotuning/kernel.cuh"
+#include "chapters/10-padding/kernel.cuh"
+#include "chapters/11-double-buffering/kernel.cuh"
+#include "chapters/12-final/kernel.cuh"
 
 namespace {
 

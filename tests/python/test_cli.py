@@ -1,6 +1,8 @@
 """The chapter binaries' command line, run for real: bad input is refused
 with one line and exit code 2 before any GPU work, and a machine without a
-GPU gets its own message and exit code 77 (CTest's skip), never a pass."""
+GPU gets its own message and exit code 77 (CTest's skip), never a pass; the
+same for every variant a binary runs with --variant NAME."""
+import json
 import subprocess
 
 import pytest
@@ -16,6 +18,19 @@ def chapters(build_dir):
 
 def run(binary, *args):
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=60)
+
+
+def runs(build_dir):
+    """Every variant of every chapter binary, as (binary, the arguments that
+    pick it, the name its results and messages go by), from --describe."""
+    found = []
+    for binary in chapters(build_dir):
+        done = run(binary, "--describe")
+        assert done.returncode == 0, f"{binary.name} --describe: {done.stderr}"
+        for index, variant in enumerate(json.loads(done.stdout)["variants"]):
+            picks = [] if index == 0 else ["--variant", variant["name"]]
+            found.append((binary, picks, variant["slug"]))
+    return found
 
 
 BAD = [
@@ -34,30 +49,44 @@ BAD = [
 
 @pytest.mark.parametrize("args", BAD, ids=lambda a: " ".join(a) or "none")
 def test_bad_input_is_refused_with_one_line(build_dir, args):
-    for binary in chapters(build_dir):
-        done = run(binary, *args)
-        assert done.returncode == 2, f"{binary.name} {args}: exit {done.returncode}"
+    for binary, picks, slug in runs(build_dir):
+        done = run(binary, *picks, *args)
+        assert done.returncode == 2, f"{slug} {args}: exit {done.returncode}"
         lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1 and binary.name in lines[0], f"{binary.name}: {done.stderr!r}"
+        assert len(lines) == 1 and binary.name in lines[0], f"{slug}: {done.stderr!r}"
+        assert done.stdout == ""
+
+
+def test_an_unknown_variant_is_refused_with_one_line_that_lists_the_variants(build_dir):
+    for binary, _, _ in runs(build_dir):
+        names = [v["name"] for v in json.loads(run(binary, "--describe").stdout)["variants"]]
+        done = run(binary, "--variant", "no-such-variant", "--sizes", "256")
+        assert done.returncode == 2, f"{binary.name}: exit {done.returncode}"
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "unknown variant 'no-such-variant'" in lines[0], done.stderr
+        assert lines[0].endswith(", ".join(names)), lines[0]
         assert done.stdout == ""
 
 
 def test_sizes_a_chapter_cannot_compute_are_refused_before_launch(build_dir):
     """A prime size no tiled chapter can take: chapters that compute any size
-    must not refuse it; those that refuse must say why, with exit code 2."""
-    for binary in chapters(build_dir):
-        done = run(binary, "--sizes", "4099", "--check-only")
+    must not refuse it; those that refuse must say why, with exit code 2,
+    under the name of the variant that refuses."""
+    for binary, picks, slug in runs(build_dir):
+        done = run(binary, *picks, "--sizes", "4099", "--check-only")
         if done.returncode == 2:
-            assert "cannot compute 4099x4099x4099" in done.stderr
+            assert f"{slug}: cannot compute 4099x4099x4099" in done.stderr
         else:
-            assert done.returncode in (0, 77), f"{binary.name}: {done.stderr}"
+            assert done.returncode in (0, 77), f"{slug}: {done.stderr}"
 
 
-def test_help_names_the_program_as_it_was_called(build_dir):
+def test_help_names_the_program_as_it_was_called_and_lists_its_variants(build_dir):
     for binary in chapters(build_dir):
         done = run(binary, "--help")
         assert done.returncode == 0, f"{binary.name}: exit {done.returncode}"
         assert f"usage: {binary.name} [--sizes" in done.stdout, done.stdout
+        names = [v["name"] for v in json.loads(run(binary, "--describe").stdout)["variants"]]
+        assert f"Variants: {', '.join(names)}" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("size", ["4294967297", "2000000000x64x64", "64x64x99999999999999999999"])
@@ -72,10 +101,10 @@ def test_a_size_too_large_is_called_too_large(build_dir, size):
 
 @pytest.mark.skipif(has_gpu(), reason="this machine has a GPU")
 def test_without_a_gpu_the_binary_skips_with_77(build_dir):
-    for binary in chapters(build_dir):
-        done = run(binary, "--sizes", "256", "--check-only")
-        assert done.returncode == 77, f"{binary.name}: exit {done.returncode}"
-        assert "no CUDA GPU found" in done.stderr
+    for binary, picks, slug in runs(build_dir):
+        done = run(binary, *picks, "--sizes", "256", "--check-only")
+        assert done.returncode == 77, f"{slug}: exit {done.returncode}"
+        assert f"{slug}: no CUDA GPU found" in done.stderr
         # Without NVIDIA's kernel driver, CUDA's "driver version is
         # insufficient" would send the user off to upgrade a driver.
         assert "driver" not in done.stderr, done.stderr

@@ -3,6 +3,7 @@
 path and libraries in that line are right. `-arch=native` needs a GPU, so
 the test builds for sm_90, the H200's architecture, instead."""
 import concurrent.futures
+import json
 import os
 import re
 import shutil
@@ -50,6 +51,13 @@ def test_every_chapter_builds_alone_with_its_line(tmp_path):
         for name, done in pool.map(build, build_lines()):
             assert done.returncode == 0, f"{name}:\n{done.stderr[-2000:]}"
             assert (tmp_path / name).is_file()
+            # Built without CMake, the binary still names every variant's
+            # kernel for --describe (from its own symbol table).
+            described = subprocess.run([str(tmp_path / name), "--describe"], capture_output=True,
+                                       text=True, timeout=120)
+            assert described.returncode == 0, f"{name} --describe: {described.stderr}"
+            for variant in json.loads(described.stdout)["variants"]:
+                assert variant["kernel"]["name"].startswith("_Z"), (name, variant["kernel"])
 
 
 def test_what_the_build_line_leaves_behind_is_ignored_by_git():

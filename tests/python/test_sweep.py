@@ -23,7 +23,7 @@ def needs_nvcc():
 
 CHAPTER = "09-autotuning"
 SWEEP = ROOT / "code" / "sweep.py"
-KERNEL = ROOT / "chapters" / CHAPTER / "kernel.cu"
+KERNEL = ROOT / "chapters" / CHAPTER / "kernel.cuh"
 PARAMETERS = list(json.loads((ROOT / "chapters" / CHAPTER / "sweep.json").read_text())
                   ["parameters"])
 # 256 threads are 8 warps, but a 64 x 128 block tile holds only 2 x 2 warp
@@ -116,7 +116,7 @@ def fastest_correct(configs: list[dict]) -> dict:
 
 @pytest.mark.parametrize("chapter", ["09-autotuning", "12-final"])
 def test_the_chapter_runs_the_winner_of_its_committed_sweeps(chapter):
-    kernel = ROOT / "chapters" / chapter / "kernel.cu"
+    kernel = ROOT / "chapters" / chapter / "kernel.cuh"
     parameters = list(json.loads((ROOT / "chapters" / chapter / "sweep.json").read_text())
                       ["parameters"])
     chosen = re.search(r"using Chosen = Tiling<([\d, ]+)>;", kernel.read_text())
@@ -237,8 +237,7 @@ def test_a_sample_of_the_listed_configurations_compiles(build_dir, listed):
 def test_the_enumerator_and_the_static_assert_give_the_same_rule(build_dir, every_point, tmp_path):
     assert every_point[label(INVALID)] == f"invalid: {INVALID_RULE}"
     source = tmp_path / "invalid.cu"
-    source.write_text("#define LADDER_NO_MAIN\n"
-                      f'#include "{KERNEL}"\n'
+    source.write_text(f'#include "{KERNEL}"\n'
                       f"template struct ch09::Tiling<{', '.join(map(str, INVALID.values()))}>;\n")
     done = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-I",
                            str(ROOT / "code" / "include"), "-c", str(source),

@@ -1,6 +1,6 @@
 // A CPU check of the transpose exercise's bank claims, computed from the
-// exercise's own index functions (transpose.cu is included with its main()
-// left out) by the bank model. Nothing here runs on a GPU.
+// exercise's own index functions (transpose.cuh, which has no main()) by the
+// bank model. Nothing here runs on a GPU.
 //
 // It checks, for every warp of a tiled block and every step:
 //   * the tile write (a warp along a row) is conflict-free in every layout;
@@ -12,11 +12,10 @@
 //
 // Build and run it alone, from this folder:
 //   nvcc -std=c++17 -I../../../code/include bank_check.cu -lcublas -o bank_check && ./bank_check
-#define LADDER_NO_MAIN
 #include <cstdio>
 #include <vector>
 
-#include "transpose.cu"
+#include "transpose.cuh"
 
 namespace {
 

@@ -1,14 +1,18 @@
-// The contract between a chapter's kernel file and the shared runner.
+// The contract between a chapter's kernel header and the shared runner.
 //
-// A chapter hands the runner one `ladder::Chapter`: its name, a launcher that
-// computes C = alpha * A * B + beta * C for row-major matrices already on the
-// device, and a check that says which sizes the launcher can compute. The
+// A chapter describes itself as one `ladder::Chapter`: its name, its source
+// files and its variants. Each variant is a launcher that computes
+// C = alpha * A * B + beta * C for row-major matrices already on the device, a
+// check that says which sizes the launcher can compute, the kernel it
+// launches, and the constants of its tiling. The first variant is the
+// chapter's own; the others (`--variant NAME`) are measured beside it. The
 // runner owns everything else: inputs, references, timing, output.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 #include "cuda_check.hpp"
 
@@ -45,15 +49,41 @@ struct KernelInfo {
   int dynamic_smem_bytes = 0;
 };
 
-/// Everything the runner needs to know about one chapter.
-struct Chapter {
-  const char* slug;    ///< the chapter's folder name, e.g. "01-naive"
-  const char* title;   ///< a short human title, e.g. "Naive"
-  const char* source;  ///< the kernel file's path, pass `__FILE__`
+/// One named constant of a variant's tiling: a tile size (BM, TN, ...) or a
+/// quantity the kernel derives from them (NUM_THREADS, A_STRIDE, SMEM_BYTES,
+/// ...), under the name the chapter gives it.
+struct Constant {
+  std::string name;
+  long long value;
+};
+
+/// The name of a chapter's own variant, the first of its list.
+constexpr const char* kDefaultVariant = "default";
+
+/// One way to run a chapter: a kernel with one tiling and its launcher.
+struct Variant {
+  std::string name;   ///< what `--variant` takes, e.g. "rows"; kDefaultVariant for the first
+  std::string title;  ///< a short human title, e.g. "Padded shared memory (row order)"
   LaunchFn launch;
   AcceptsFn accepts;
-  KernelInfo kernel;   ///< optional: the main kernel, for the resource report
+  KernelInfo kernel;                ///< optional: the main kernel, for the resource report
+  std::vector<Constant> constants;  ///< the tiling's parameters and derived constants
 };
+
+/// Everything the runner needs to know about one chapter.
+struct Chapter {
+  std::string slug;               ///< the chapter's folder name, e.g. "01-naive"
+  std::string title;              ///< a short human title, e.g. "Naive"
+  std::string header;             ///< the kernel header's path: `__FILE__` in kernel.cuh
+  std::vector<Variant> variants;  ///< the chapter's own first, then the others
+};
+
+/// The name that variant number `index` of `chapter` gives its results: the
+/// chapter's slug for its own variant, "<slug>-<variant>" for the others
+/// (e.g. "10-padding-rows").
+inline std::string result_slug(const Chapter& chapter, size_t index) {
+  return index == 0 ? chapter.slug : chapter.slug + "-" + chapter.variants[index].name;
+}
 
 /// The accepts-function of a chapter that computes every size.
 inline std::string accepts_any_size(int, int, int) { return {}; }

@@ -20,13 +20,16 @@ class Json {
     return j;
   }
   /// A number; NaN and Inf have no JSON spelling and are written as null.
+  /// Whole numbers below 2^53 are written exactly (2147483647, not
+  /// 2.14748365e+09), others with nine significant digits.
   static Json number(double x) {
     Json j(Kind::kScalar);
     if (!std::isfinite(x)) {
       j.scalar_ = "null";
     } else {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.9g", x);
+      const bool whole = x == std::floor(x) && std::fabs(x) < 9007199254740992.0;
+      std::snprintf(buf, sizeof buf, whole ? "%.0f" : "%.9g", x);
       j.scalar_ = buf;
     }
     return j;

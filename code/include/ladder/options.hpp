@@ -33,6 +33,8 @@ struct Options {
   std::string json_path;     ///< write results as JSON here when not empty
   int device = 0;
   unsigned seed = 20261130u;  ///< base seed; every check derives a fresh one from it
+  std::string variant;        ///< the variant to run (--variant); empty: the chapter's own
+  bool describe = false;      ///< print the chapter's description as JSON and run nothing
   bool help = false;
 };
 
@@ -227,13 +229,17 @@ inline std::string usage(const std::string& program) {
   return "usage: " + program +
          " [--sizes S [S ...]] [--alpha A] [--beta B] [--trials T] [--reps R]\n" + indent +
          "[--warmup-ms W] [--budget-s S] [--check-only] [--json FILE]\n" + indent +
-         "[--device I] [--seed N] [--special-values]\n"
+         "[--device I] [--seed N] [--special-values] [--variant NAME]\n" + indent +
+         "[--describe]\n"
          "  S is N (an N x N x N product) or MxNxK, each from 1 to 2^30; default 4096.\n"
          "  --check-only checks correctness against cuBLAS and does not time.\n"
          "  --special-values puts a NaN and infinities into A and B and checks that the\n"
          "    kernel's output has NaN and Inf exactly where cuBLAS's has (implies\n"
          "    --check-only).\n"
          "  --budget-s skips timing a size whose timing would take longer than S seconds.\n"
+         "  --variant runs one of the chapter's variants (listed below) instead of its own.\n"
+         "  --describe prints the chapter, its variants, their constants, kernels and the\n"
+         "    sizes they accept as JSON, and runs nothing.\n"
          "Exit codes: 0 correct, 1 incorrect or a CUDA error, 2 bad input, 77 no GPU.\n";
 }
 
@@ -247,6 +253,7 @@ inline ParseResult parse_options(int argc, const char* const* argv) {
       .flag("-h", &o.help)
       .flag("--check-only", &o.check_only)
       .flag("--special-values", &o.special_values)
+      .flag("--describe", &o.describe)
       .list("--sizes",
             [&](const std::string& text) {
               if (!sizes_given) o.sizes.clear();  // the first size replaces the default
@@ -265,18 +272,21 @@ inline ParseResult parse_options(int argc, const char* const* argv) {
       .value("--reps", integer_into("--reps", 1, &o.reps))
       .value("--device", integer_into("--device", 0, &o.device))
       .value("--seed", integer_into("--seed", 0, &o.seed))
-      .value("--json", text_into(&o.json_path));
+      .value("--json", text_into(&o.json_path))
+      .value("--variant", text_into(&o.variant));
   r.error = parser.parse(argc, argv);
   if (o.special_values) o.check_only = true;
   return r;
 }
 
+/// The most elements any matrix may hold: every kernel indexes with 32-bit ints.
+constexpr long long kMaxMatrixElements = (1LL << 31) - 1;
+
 /// Refuses sizes no chapter can compute: every kernel indexes with 32-bit
 /// ints, so no matrix may hold 2^31 elements or more.
 inline std::string check_index_range(const Size& s) {
-  const long long limit = (1LL << 31) - 1;
   const long long mk = 1LL * s.M * s.K, kn = 1LL * s.K * s.N, mn = 1LL * s.M * s.N;
-  if (mk > limit || kn > limit || mn > limit) {
+  if (mk > kMaxMatrixElements || kn > kMaxMatrixElements || mn > kMaxMatrixElements) {
     return "a matrix of this size has 2^31 elements or more, past the kernels' 32-bit indexing";
   }
   return {};

@@ -17,6 +17,7 @@
 #include "accuracy.hpp"
 #include "chapter.hpp"
 #include "cuda_check.hpp"
+#include "describe.hpp"
 #include "device.cuh"
 #include "json.hpp"
 #include "options.hpp"
@@ -111,9 +112,9 @@ inline Json accuracy_json(const Accuracy& a) {
   return j;
 }
 
-/// Checks the chapter at one size `checks` times, each with fresh inputs,
+/// Checks the variant at one size `checks` times, each with fresh inputs,
 /// then (unless check_only) warms up and times it against cuBLAS.
-inline SizeResult run_size(const Chapter& chapter, const Options& o, int size_index,
+inline SizeResult run_size(const Variant& variant, const Options& o, int size_index,
                            cublasHandle_t handle, cudaStream_t stream) {
   SizeResult r;
   const Size s = o.sizes[size_index];
@@ -146,7 +147,7 @@ inline SizeResult run_size(const Chapter& chapter, const Options& o, int size_in
                                cudaMemcpyDeviceToDevice, stream));
     cublas_gemm(handle, cublas_args);
     first_kernel_ms =
-        time_launches([&] { chapter.launch(kernel_gemm, stream); }, 1, stream, start, stop);
+        time_launches([&] { variant.launch(kernel_gemm, stream); }, 1, stream, start, stop);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::vector<float> out = C.to_host(), ref = Cref.to_host();
     const NonFinite non_finite =
@@ -173,7 +174,7 @@ inline SizeResult run_size(const Chapter& chapter, const Options& o, int size_in
                     predicted_s, o.budget_s);
       r.timing_skipped = why;
     } else {
-      auto kernel = [&] { chapter.launch(kernel_gemm, stream); };
+      auto kernel = [&] { variant.launch(kernel_gemm, stream); };
       auto reference = [&] { cublas_gemm(handle, cublas_args); };
       // Warm up both until at least warmup_ms has passed: clocks ramp, caches
       // and cuBLAS's heuristics settle, and module loading is out of the way.
@@ -231,8 +232,7 @@ inline Json size_json(const SizeResult& r) {
 inline Json resources_json(const KernelInfo& k, int device) {
   Json j = Json::object();
   if (k.function == nullptr) return j;
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, k.function));
+  const KernelResources resources = resources_from_gpu(k.function);
   if (k.dynamic_smem_bytes > 0) {
     CUDA_CHECK(cudaFuncSetAttribute(k.function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     k.dynamic_smem_bytes));
@@ -243,11 +243,8 @@ inline Json resources_json(const KernelInfo& k, int device) {
                                                            k.dynamic_smem_bytes));
   int max_threads = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  j.set("threads_per_block", k.threads_per_block)
-      .set("registers_per_thread", attr.numRegs)
-      .set("static_smem_bytes", static_cast<int>(attr.sharedSizeBytes))
-      .set("dynamic_smem_bytes", k.dynamic_smem_bytes)
-      .set("local_bytes_per_thread", static_cast<int>(attr.localSizeBytes))
+  j.set("threads_per_block", k.threads_per_block).set("dynamic_smem_bytes", k.dynamic_smem_bytes);
+  set_resource_fields(j, resources)
       .set("blocks_per_sm", blocks)
       .set("occupancy", double(blocks) * k.threads_per_block / max_threads);
   return j;
@@ -273,28 +270,62 @@ inline void print_row(const SizeResult& r) {
   std::fflush(stdout);
 }
 
+/// The names of the chapter's variants, separated by ", ".
+inline std::string variant_names(const Chapter& chapter) {
+  std::string names;
+  for (const Variant& v : chapter.variants) names += (names.empty() ? "" : ", ") + v.name;
+  return names;
+}
+
+/// The index of the variant called `name` in `chapter` (an empty name is the
+/// chapter's own, 0), or -1 when it has none of that name.
+inline int find_variant(const Chapter& chapter, const std::string& name) {
+  if (name.empty()) return 0;
+  for (size_t i = 0; i < chapter.variants.size(); ++i) {
+    if (chapter.variants[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace detail
 
-/// Runs a chapter from the command line: checks it, times it, reports it.
-/// Returns the process exit code: 0 when every check passed, 1 when one
-/// failed, 2 for bad input, kExitNoGpu (77) when there is no GPU.
-inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
+/// Runs a chapter from the command line: checks it, times it, reports it;
+/// `--variant NAME` picks one of its variants, `--describe` prints what it
+/// is, as JSON, instead. `program_file` is the file of the caller, the
+/// chapter's kernel.cu, which --describe names. Returns the process exit
+/// code: 0 when every check passed, 1 when one failed, 2 for bad input,
+/// kExitNoGpu (77) when there is no GPU.
+inline int run_chapter(const Chapter& chapter, int argc, char** argv,
+                       const char* program_file = __builtin_FILE()) {
   // [refuse]
   const ParseResult parsed = parse_options(argc, argv);
   if (!parsed.error.empty()) {
-    std::fprintf(stderr, "%s: %s\n", chapter.slug, parsed.error.c_str());
+    std::fprintf(stderr, "%s: %s\n", chapter.slug.c_str(), parsed.error.c_str());
     return 2;
   }
   const Options& o = parsed.options;
+  const int index = detail::find_variant(chapter, o.variant);
+  if (index < 0) {
+    std::fprintf(stderr, "%s: unknown variant '%s'; the variants are: %s\n", chapter.slug.c_str(),
+                 o.variant.c_str(), detail::variant_names(chapter).c_str());
+    return 2;
+  }
   if (o.help) {
-    std::printf("%s (%s)\n%s", chapter.slug, chapter.title, usage(program_name(argv[0])).c_str());
+    std::printf("%s (%s)\n%sVariants: %s\n", chapter.slug.c_str(), chapter.title.c_str(),
+                usage(program_name(argv[0])).c_str(), detail::variant_names(chapter).c_str());
     return 0;
   }
+  if (o.describe) {
+    std::printf("%s\n", describe_json(chapter, program_file).dump().c_str());
+    return 0;
+  }
+  const Variant& variant = chapter.variants[index];
+  const std::string slug = result_slug(chapter, index);
   for (const Size& s : o.sizes) {
     std::string why = check_index_range(s);
-    if (why.empty()) why = chapter.accepts(s.M, s.N, s.K);
+    if (why.empty()) why = variant.accepts(s.M, s.N, s.K);
     if (!why.empty()) {
-      std::fprintf(stderr, "%s: cannot compute %s: %s\n", chapter.slug, to_string(s).c_str(),
+      std::fprintf(stderr, "%s: cannot compute %s: %s\n", slug.c_str(), to_string(s).c_str(),
                    why.c_str());
       return 2;
     }
@@ -304,11 +335,13 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
     // A, B, and three M x N buffers: C's input, the kernel's output, cuBLAS's.
     needs.push_back({to_string(s), 4.0 * (double(s.M) * s.K + double(s.K) * s.N + 3.0 * s.M * s.N)});
   }
-  if (const int refused = open_device(chapter.slug, o.device, needs)) return refused;
+  if (const int refused = open_device(slug, o.device, needs)) return refused;
   // [end]
 
   Json report = Json::object();
-  report.set("schema", 1).set("chapter", chapter.slug).set("title", chapter.title);
+  report.set("schema", 1).set("chapter", slug);
+  if (index > 0) report.set("variant", variant.name).set("binary", chapter.slug);
+  report.set("title", variant.title);
   Json config = Json::object();
   config.set("trials", o.trials)
       .set("reps", o.reps)
@@ -319,10 +352,10 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
       .set("check_only", o.check_only)
       .set("special_values", o.special_values)
       .set("budget_s", o.budget_s);
-  Json prov = provenance(o.device, chapter.source);
+  Json prov = provenance(o.device, chapter.header);
   prov.set("config", config);
   report.set("provenance", prov);
-  report.set("resources", detail::resources_json(chapter.kernel, o.device));
+  report.set("resources", detail::resources_json(variant.kernel, o.device));
 
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
@@ -333,7 +366,8 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
 
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
-  std::printf("%s (%s) on %s, alpha %g, beta %g%s%s\n", chapter.slug, chapter.title, prop.name,
+  std::printf("%s (%s) on %s, alpha %g, beta %g%s%s\n", slug.c_str(), variant.title.c_str(),
+              prop.name,
               o.alpha, o.beta, o.check_only ? ", check only" : "",
               o.special_values ? ", NaN and Inf in A and B" : "");
   std::printf("%-18s %-28s %12s %12s %9s %10s %10s  %s\n", "M x N x K", "time ms (median [min, max])",
@@ -342,7 +376,7 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
   bool all_correct = true;
   Json sizes = Json::array();
   for (int i = 0; i < static_cast<int>(o.sizes.size()); ++i) {
-    const detail::SizeResult r = detail::run_size(chapter, o, i, handle, stream);
+    const detail::SizeResult r = detail::run_size(variant, o, i, handle, stream);
     detail::print_row(r);
     sizes.push(detail::size_json(r));
     all_correct = all_correct && r.correct;
@@ -355,7 +389,7 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv) {
     std::ofstream out(o.json_path);
     out << report.dump() << "\n";
     if (!out) {
-      std::fprintf(stderr, "%s: could not write %s\n", chapter.slug, o.json_path.c_str());
+      std::fprintf(stderr, "%s: could not write %s\n", slug.c_str(), o.json_path.c_str());
       return 1;
     }
   }
