@@ -1,0 +1,166 @@
+// The check that every chapter's emulation test makes: each variant that the
+// chapter's own chapter() lists, launched through its own launcher on the
+// CPU emulation (cuda_emulation.hpp), computes C = alpha * A * B + beta * C
+// as an FP64 product on the CPU does, element by element.
+//
+// Include after the chapter's kernel header.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <ladder/accuracy.hpp>
+#include <ladder/chapter.hpp>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace emulated {
+
+/// One product to run: M x N x K.
+struct Size {
+  int M, N, K;
+};
+
+/// One way to call it: alpha, beta, and whether the matrices start one float
+/// past a 16-byte boundary (the unaligned path of chapter 12).
+struct Call {
+  float alpha;
+  float beta;  ///< 0: C holds NaN before the launch, and must not be read
+  bool misaligned = false;
+};
+
+/// alpha and beta non-trivial; then beta = 0 with C full of NaN.
+inline const std::vector<Call> kCalls = {{1.25f, -0.75f}, {-0.5f, 0.0f}};
+
+/// The guards' value: a NaN with a payload of its own. A kernel that reads
+/// past a matrix reads NaN, which reaches C; one that writes past C changes it.
+inline float guard_value() {
+  const uint32_t bits = 0x7fc0beefu;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/// A matrix of n floats between two guards, each as long as the matrix
+/// (64 floats at least): a wrong index that stays within a matrix's size of
+/// it (rows and columns swapped, say) lands in a guard, where it shows,
+/// instead of in other memory, where it might crash the test or pass unseen.
+class Guarded {
+ public:
+  Guarded(size_t n, bool misaligned)
+      // A multiple of 4 floats, so that data() stays 16-byte aligned.
+      : guard_((std::max<size_t>(n, 64) + 3) / 4 * 4),
+        offset_(misaligned ? 1 : 0),
+        storage_(n + 2 * guard_ + offset_, guard_value()),
+        n_(n) {}
+  float* data() { return storage_.data() + guard_ + offset_; }
+  size_t size() const { return n_; }
+  /// True when every float outside the matrix still holds guard_value().
+  bool guards_intact() const {
+    const float g = guard_value();
+    for (size_t i = 0; i < storage_.size(); ++i) {
+      if (i >= guard_ + offset_ && i < guard_ + offset_ + n_) continue;
+      if (std::memcmp(&storage_[i], &g, sizeof g) != 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  size_t guard_;
+  size_t offset_;
+  std::vector<float> storage_;
+  size_t n_;
+};
+
+/// The first element (row, col) of out that is NaN or differs from ref by
+/// more than `tolerance` relatively, for the failure message.
+inline std::string first_wrong(const float* out, const std::vector<double>& ref, int N,
+                               double tolerance) {
+  double sq = 0;
+  for (double r : ref) sq += r * r;
+  const double rms = std::sqrt(sq / double(ref.size()));
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = std::fabs(double(out[i]) - ref[i]);
+    if (!(d <= tolerance * std::fmax(std::fabs(ref[i]), rms))) {
+      std::ostringstream s;
+      s << "C(" << i / N << ", " << i % N << ") = " << out[i] << ", expected " << ref[i];
+      return s.str();
+    }
+  }
+  return "none";
+}
+
+/// Runs `variant` on the CPU emulation for `size` and `call`, with inputs
+/// drawn from `seed`, and checks every element of C against an FP64 product.
+inline void check(const ladder::Variant& variant, Size size, Call call, uint32_t seed) {
+  const int M = size.M, N = size.N, K = size.K;
+  SCOPED_TRACE("variant " + variant.name + ", " + std::to_string(M) + " x " + std::to_string(N) +
+               " x " + std::to_string(K) + ", alpha " + std::to_string(call.alpha) + ", beta " +
+               std::to_string(call.beta) + (call.misaligned ? ", misaligned" : ""));
+  ASSERT_EQ(variant.accepts(M, N, K), "") << "the test must use a size the variant accepts";
+
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  Guarded A(size_t(M) * K, call.misaligned), B(size_t(K) * N, call.misaligned),
+      C(size_t(M) * N, call.misaligned);
+  for (size_t i = 0; i < A.size(); ++i) A.data()[i] = uniform(rng);
+  for (size_t i = 0; i < B.size(); ++i) B.data()[i] = uniform(rng);
+  for (size_t i = 0; i < C.size(); ++i) {
+    C.data()[i] = call.beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : uniform(rng);
+  }
+  const std::vector<float> A0(A.data(), A.data() + A.size()), B0(B.data(), B.data() + B.size());
+
+  // The reference: FP64, plain loops, beta * C only where beta is not 0 (BLAS).
+  std::vector<double> ref(size_t(M) * N);
+  for (int m = 0; m < M; ++m) {
+    for (int n = 0; n < N; ++n) {
+      double sum = 0;
+      for (int k = 0; k < K; ++k) {
+        sum += double(A0[size_t(m) * K + k]) * double(B0[size_t(k) * N + n]);
+      }
+      const size_t i = size_t(m) * N + n;
+      ref[i] =
+          double(call.alpha) * sum + (call.beta == 0.0f ? 0.0 : double(call.beta) * C.data()[i]);
+    }
+  }
+
+  const ladder::Gemm g{M, N, K, call.alpha, A.data(), B.data(), call.beta, C.data()};
+  ASSERT_NO_THROW(variant.launch(g, nullptr));
+
+  const ladder::Accuracy a = ladder::compare(C.data(), ref.data(), ref.size(), K);
+  EXPECT_TRUE(a.correct) << "max relative error " << a.max_rel_err << ", norm error "
+                         << a.rel_norm_err << " (tolerance " << a.tolerance << "), " << a.bad_values
+                         << " NaN or Inf; first wrong element: "
+                         << first_wrong(C.data(), ref, N, a.tolerance);
+  EXPECT_TRUE(C.guards_intact()) << "the kernel wrote outside C";
+  EXPECT_TRUE(A.guards_intact() && B.guards_intact()) << "the kernel wrote outside A or B";
+  EXPECT_TRUE(std::equal(A0.begin(), A0.end(), A.data()) &&
+              std::equal(B0.begin(), B0.end(), B.data()))
+      << "the kernel changed A or B";
+}
+
+/// Every variant of `chapter`, at every size, with every call of `calls`.
+/// Returns the number of products run (the caller checks it is what it expects).
+inline int check_chapter(const ladder::Chapter& chapter, const std::vector<Size>& sizes,
+                         const std::vector<Call>& calls = kCalls) {
+  SCOPED_TRACE("chapter " + chapter.slug);
+  int runs = 0;
+  uint32_t seed = 16;  // issue 16
+  for (const ladder::Variant& variant : chapter.variants) {
+    for (const Size& size : sizes) {
+      for (const Call& call : calls) {
+        check(variant, size, call, seed++);
+        ++runs;
+      }
+    }
+  }
+  return runs;
+}
+
+}  // namespace emulated
