@@ -7,18 +7,19 @@
 
 It works on any chapter folder that holds a sweep.json (chapters/09-autotuning/
 sweep.json is the example), in four steps:
-  1. enumerate: a small generated program, compiled with nvcc and run on the
-     CPU, asks the chapter's own validity function (sweep.json's "valid", a
-     constexpr function that returns nullptr or the sentence of the broken
-     rule) about every point of the grid, and evaluates the filters
-     ("keep_if", C++ expressions over the parameters) on the valid ones; at
-     most "max_configs" of those kept go on, spread evenly over the list.
-     --list prints them and stops (--all: every grid point and its verdict);
-  2. build: one generated program per configuration, the chapter's kernel.cuh
-     included and a main that hands the chapter's description with the
-     configuration ("config"), chapter<Config>() in the namespace of
-     "launch", to the shared runner, compiled in parallel with nvcc;
-     --no-run stops here;
+  1. enumerate: the chapter's own rules (sweep.json's "valid", the constexpr
+     function its Tiling checks at compile time) are asked about every point
+     of the grid by code/sweep/rules.cu, compiled once for the chapter and
+     run on the CPU; the filters ("keep_if", integer expressions over the
+     parameters) are evaluated on the valid ones; at most "max_configs" of
+     those kept go on, spread evenly over the list. --list prints them and
+     stops (--all: every grid point and its verdict);
+  2. build: code/sweep/config.cu, which hands the chapter's own description
+     with one configuration, chapter<Config>(), to the shared runner, is
+     compiled once per configuration (the chapter and the configuration
+     given with -D), in parallel; each binary's --describe (its constants,
+     registers and shared memory) is recorded with its results; --no-run
+     stops here;
   3. run: each binary checks its kernel against cuBLAS and times it at one
      size (--warmup-ms 100 --trials 5 --reps 5, shorter than the measure
      command's 300 ms and 7 trials, so that a sweep of some 80 configurations
@@ -34,7 +35,9 @@ exits with 77; nothing is written to results/.
 from __future__ import annotations
 
 import argparse
+import ast
 import concurrent.futures
+import itertools
 import json
 import os
 import shutil
@@ -46,10 +49,7 @@ from pathlib import Path
 
 from measure import ROOT, run
 
-# The book's reader of results says when a result is stale; the sweep records
-# the hash that it checks (see ladder_data.sha256_without_chosen).
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import ladder_data  # noqa: E402  (plain Python, no Sphinx)
+from ladder_tools import provenance as provenance_tools
 
 # The runner's options for a sweep run: shorter than the measure command's
 # (300 ms warm-up, 7 trials), enough to rank configurations.
@@ -65,8 +65,7 @@ def say(message: str) -> None:
 
 # ---------------------------------------------------------------- the sweep file
 
-REQUIRED_KEYS = ["parameters", "valid", "config", "kernel", "launch", "accepts",
-                 "threads_per_block", "max_configs"]
+REQUIRED_KEYS = ["parameters", "valid", "config", "namespace", "max_configs"]
 
 
 def load_sweep(chapter_dir: Path) -> dict:
@@ -106,92 +105,71 @@ def spread(items: list, count: int) -> list:
 
 # ---------------------------------------------------------------- building
 
-def cpp_string(text: str) -> str:
-    """`text` as a C++ string literal (the paths, labels and formats used here
-    have no characters that need more than these escapes)."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
+PROGRAMS = ROOT / "code" / "sweep"
 
 
-def cpp_printf(text_format: str, args: list[str]) -> str:
-    """A C++ statement that prints `args` with printf's `text_format`."""
-    return f"std::printf({', '.join([cpp_string(text_format), *args])});"
-
-
-def build(source: str, cu_path: Path, exe: Path, nvcc_flags: list[str],
+def build(program: Path, defines: list[str], exe: Path, nvcc_flags: list[str],
           deps: list[Path]) -> tuple[bool, str]:
-    """Writes `source` to cu_path and compiles it to `exe`, unless `exe` is
-    already newer than the same source and every file in `deps`. Returns
-    whether it succeeded and nvcc's messages."""
-    if cu_path.exists() and cu_path.read_text() == source and exe.exists():
-        newest = max(p.stat().st_mtime for p in [cu_path, *deps])
-        if exe.stat().st_mtime > newest:
+    """Compiles `program` (code/sweep/rules.cu or config.cu) with `defines`
+    (-D options) to `exe`, unless `exe` was built with the same command and
+    is newer than every file in `deps`. Returns whether it succeeded and
+    nvcc's messages."""
+    command = ["nvcc", *nvcc_flags, *defines, str(program), "-o", str(exe), "-lcublas"]
+    # The command each binary was built with, kept beside bin/ so that a
+    # binary built for another configuration or flags is never reused.
+    stamp = exe.parent.parent / "commands" / f"{exe.parent.name}-{exe.name}"
+    if exe.exists() and stamp.exists() and stamp.read_text() == "\n".join(command):
+        if exe.stat().st_mtime > max(p.stat().st_mtime for p in [program, *deps]):
             return True, ""
-    cu_path.parent.mkdir(parents=True, exist_ok=True)
     exe.parent.mkdir(parents=True, exist_ok=True)
-    cu_path.write_text(source)
-    done = run(["nvcc", *nvcc_flags, str(cu_path), "-o", str(exe), "-lcublas"])
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    done = run(command)
+    if done.returncode == 0:
+        stamp.write_text("\n".join(command))
     return done.returncode == 0, (done.stdout + done.stderr).strip()
 
 
+def define(name: str, value: str) -> str:
+    """-Dname=value for nvcc, which splits an option's value at its commas
+    unless they are escaped (a template's arguments have commas)."""
+    escaped = value.replace(",", "\\,")
+    return f"-D{name}={escaped}"
+
+
+def chapter_defines(chapter: str) -> list[str]:
+    """The -D options that name the chapter's header for the two programs."""
+    header = ROOT / "chapters" / chapter / "kernel.cuh"
+    return [define("LADDER_CHAPTER_HEADER", f'"{header}"')]
+
+
 def sources(chapter: str) -> list[Path]:
-    """The files a generated program for `chapter` is built from: the
-    chapter's folder and the shared harness."""
+    """The files a sweep program for `chapter` is built from: the chapter's
+    folder and the shared harness."""
     return [p for folder in [ROOT / "chapters" / chapter, ROOT / "code" / "include"]
             for p in folder.rglob("*") if p.is_file()]
 
 
-def enumerator_source(chapter: str, sweep: dict) -> str:
-    params = list(sweep["parameters"])
-    lines = [
-        f"// Generated by code/sweep.py from chapters/{chapter}/sweep.json: asks the",
-        "// chapter's validity function about every point of the grid and prints one",
-        "// JSON line per point. It runs on the CPU and needs no GPU.",
-        f"#include {cpp_string(str(ROOT / 'chapters' / chapter / 'kernel.cuh'))}",
-        "",
-        "#include <cstdio>",
-        "",
-        "int main() {",
-    ]
-    for name, values in sweep["parameters"].items():
-        lines.append(f"  const int {name}_values[] = {{{', '.join(map(str, values))}}};")
-    indent = "  "
-    for name in params:
-        lines.append(f"{indent}for (const int {name} : {name}_values) {{")
-        indent += "  "
-    # One JSON line per point: {"values": [...], "error": "<rule>" or null, "keep": [...]}.
-    keeps = [f"error == nullptr && ({f['keep_if']})" for f in sweep["filters"]]
-    body = [
-        f"const char* error = {sweep['valid']}({', '.join(params)});",
-        cpp_printf('{"values": [' + ", ".join(["%d"] * len(params)) + "], ", params),
-        cpp_printf('"error": %s, ', ['error ? ladder::Json::quote(error).c_str() : "null"']),
-        cpp_printf('"keep": [' + ", ".join(["%s"] * len(keeps)) + "]}\n",
-                   [f'({keep}) ? "true" : "false"' for keep in keeps]),
-    ]
-    lines += [indent + line for line in body]
-    for _ in params:
-        indent = indent[:-2]
-        lines.append(f"{indent}}}")
-    lines += ["  return 0;", "}", ""]
-    return "\n".join(lines)
+# The filters are integer arithmetic over the parameters, as C++ would read
+# them: names, whole numbers, + - * / %, comparisons, && and ||.
+_FILTER_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub,
+                 ast.Mult, ast.FloorDiv, ast.Mod, ast.Compare, ast.Lt, ast.LtE, ast.Gt, ast.GtE,
+                 ast.Eq, ast.NotEq, ast.Name, ast.Load, ast.Constant, ast.UnaryOp, ast.USub)
 
 
-def config_source(chapter: str, sweep: dict, params: dict) -> str:
-    kernel_cuh = str(ROOT / "chapters" / chapter / "kernel.cuh")
-    config = sweep["config"].format(**params)
-    namespace = sweep["launch"].split("::")[0]
-    title = config_label(params)
-    return "\n".join([
-        f"// Generated by code/sweep.py: chapter {chapter} with one configuration of its",
-        f"// sweep, {title}, handed to the shared runner.",
-        f"#include {cpp_string(kernel_cuh)}",
-        "",
-        "int main(int argc, char** argv) {",
-        f"  using Config = {config};",
-        f"  return ladder::run_chapter({namespace}::chapter<Config>(), argc, argv);",
-        "}",
-        "",
-    ])
+def keeps(expression: str, params: dict) -> bool:
+    """Whether a filter's `keep_if` expression holds for `params`. Division
+    is C++'s integer division (the parameters are positive, so it is
+    Python's //). Raises ValueError for anything but that arithmetic."""
+    text = expression.replace("&&", " and ").replace("||", " or ").replace("/", "//")
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _FILTER_NODES):
+            raise ValueError(f"filter {expression!r}: {type(node).__name__} is not allowed")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, int):
+            raise ValueError(f"filter {expression!r}: only whole numbers are allowed")
+        if isinstance(node, ast.Name) and node.id not in params:
+            raise ValueError(f"filter {expression!r}: {node.id} is not a parameter")
+    return bool(eval(compile(tree, "<filter>", "eval"), {"__builtins__": {}}, dict(params)))
 
 
 # ---------------------------------------------------------------- step 1: enumerate
@@ -199,21 +177,26 @@ def config_source(chapter: str, sweep: dict, params: dict) -> str:
 def enumerate_grid(chapter: str, sweep: dict, build_dir: Path, nvcc_flags: list[str]) -> list[dict]:
     """Every point of the grid: its parameters, the broken rule's sentence
     (None when valid) and, per filter, whether it keeps the point."""
-    say(f"building the enumerator for {chapter} (it runs on the CPU)")
-    exe = build_dir / "enumerate"
-    ok, messages = build(enumerator_source(chapter, sweep), build_dir / "enumerate.cu", exe,
-                         nvcc_flags, sources(chapter))
-    if not ok:
-        sys.exit(f"sweep: the enumerator did not compile:\n{messages}")
-    done = run([str(exe)])
-    if done.returncode != 0:
-        sys.exit(f"sweep: the enumerator failed:\n{done.stdout}\n{done.stderr}")
+    say(f"building the rules program for {chapter} (it runs on the CPU)")
     names = list(sweep["parameters"])
+    exe = build_dir / "rules"
+    defines = [*chapter_defines(chapter), define("LADDER_RULES", sweep["valid"]),
+               define("LADDER_PARAMETERS", str(len(names)))]
+    ok, messages = build(PROGRAMS / "rules.cu", defines, exe, nvcc_flags, sources(chapter))
+    if not ok:
+        sys.exit(f"sweep: the rules program did not compile:\n{messages}")
+    grid = [dict(zip(names, values))
+            for values in itertools.product(*sweep["parameters"].values())]
+    stdin = "".join(" ".join(str(v) for v in params.values()) + "\n" for params in grid)
+    done = run([str(exe)], input=stdin)
+    verdicts = done.stdout.splitlines()
+    if done.returncode != 0 or len(verdicts) != len(grid):
+        sys.exit(f"sweep: the rules program failed:\n{done.stdout}\n{done.stderr}")
     points = []
-    for line in done.stdout.splitlines():
-        point = json.loads(line)
-        points.append({"params": dict(zip(names, point["values"])), "error": point["error"],
-                       "keep": point["keep"]})
+    for params, answer in zip(grid, verdicts):
+        error = None if answer == "ok" else answer
+        keep = [error is None and keeps(f["keep_if"], params) for f in sweep["filters"]]
+        points.append({"params": params, "error": error, "keep": keep})
     return points
 
 
@@ -254,9 +237,10 @@ def build_all(chapter: str, sweep: dict, configs: list[dict], build_dir: Path,
     def one(params: dict) -> tuple[str, bool, str, float]:
         name = config_name(params)
         started = time.monotonic()
-        ok, messages = build(config_source(chapter, sweep, params),
-                             build_dir / "configs" / f"{name}.cu",
-                             build_dir / "bin" / name, nvcc_flags, deps)
+        defines = [*chapter_defines(chapter), define("LADDER_CHAPTER_NAMESPACE", sweep["namespace"]),
+                   define("LADDER_CONFIG", sweep["config"].format(**params))]
+        ok, messages = build(PROGRAMS / "config.cu", defines, build_dir / "bin" / name,
+                             nvcc_flags, deps)
         return name, ok, messages, time.monotonic() - started
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -274,6 +258,16 @@ def build_all(chapter: str, sweep: dict, configs: list[dict], build_dir: Path,
 def gpu_present() -> bool:
     smi = shutil.which("nvidia-smi")
     return smi is not None and run([smi, "-L"]).returncode == 0
+
+
+def describe_config(binary: Path) -> dict:
+    """What a configuration's binary says of its kernel (--describe): the
+    tiling's constants, the kernel, its registers and shared memory."""
+    done = run([str(binary), "--describe"])
+    if done.returncode != 0:
+        return {"error": done.stderr.strip()}
+    variant = json.loads(done.stdout)["variants"][0]
+    return {"constants": variant["constants"], "kernel": variant["kernel"]}
 
 
 def run_config(binary: Path, size: str, json_path: Path) -> dict:
@@ -294,7 +288,7 @@ def run_config(binary: Path, size: str, json_path: Path) -> dict:
     measured = report["sizes"][0]
     result = {"status": "correct" if measured["correct"] else "incorrect",
               "returncode": done.returncode, "resources": report.get("resources", {}),
-              "provenance": report["provenance"]}
+              "describe": describe_config(binary), "provenance": report["provenance"]}
     for key in ["gflops", "pct_cublas", "time_ms", "cublas_gflops", "max_rel_err",
                 "rel_norm_err", "tolerance", "timing_skipped"]:
         if key in measured:
@@ -324,6 +318,17 @@ def is_candidate(config: dict) -> bool:
 def rank(configs: list[dict]) -> list[dict]:
     """The candidates first, fastest first; the rest after."""
     return sorted(configs, key=lambda c: (not is_candidate(c), -c["result"].get("gflops", 0.0)))
+
+
+def inputs(chapter: str) -> dict[str, str]:
+    """What a sweep of `chapter` is built from (ladder_tools.provenance): the
+    chapter's files, the harness, the build files, the grid (sweep.json) and
+    this command with its two programs, with every [chosen] block left out."""
+    source = ROOT / "chapters" / chapter / "kernel.cu"
+    own = ["code/sweep.py", "code/sweep/config.cu", "code/sweep/rules.cu",
+           f"chapters/{chapter}/sweep.json"]
+    return {**provenance_tools.inputs_of(source, ROOT, exclude="chosen"),
+            **provenance_tools.hash_files(own, ROOT, exclude="chosen")}
 
 
 def pick_winner(configs: list[dict]) -> dict | None:
@@ -357,11 +362,14 @@ def report(chapter: str, sweep: dict, size: str, counts: dict,
         return 1, None
     # The GPU's slug comes from what the binaries recorded, as in measure.py.
     provenance = measured[0]["result"]["provenance"]
-    # Every configuration of the grid is timed, whichever one the chapter
-    # commits as Chosen: the hash leaves the [chosen] block out, so that
-    # committing the winner does not make the sweep stale.
-    provenance["source_sha256"] = ladder_data.sha256_without_chosen(ROOT / provenance["source"])
-    provenance["source_sha256_excludes"] = "chosen"
+    # What the sweep was built from: the chapter's files, the harness, the
+    # build files, and this command (its flags and run arguments). Every
+    # configuration of the grid is timed, whichever one the chapter commits
+    # as Chosen: the hashes leave the [chosen] block out, so that committing
+    # the winner does not make the sweep stale.
+    provenance["source"] = f"chapters/{chapter}/kernel.cu"
+    provenance["inputs"] = inputs(chapter)
+    provenance["inputs_exclude"] = "chosen"
     for c in configs:
         c["result"].pop("provenance", None)
     ranked = rank(configs)
@@ -421,10 +429,14 @@ def chosen_block(chapter: str, config: str, gpu: str, gpu_slug: str) -> str:
 def replace_chosen(text: str, block: str) -> str:
     """`text` (a kernel file) with its [chosen] block replaced by `block`.
     Raises ValueError when it has no single [chosen] block."""
-    without = ladder_data.without_chosen(text)  # raises unless there is exactly one
     lines = text.splitlines(keepends=True)
-    begin = next(i for i, line in enumerate(lines)
-                 if line.lstrip().startswith(ladder_data.CHOSEN_BEGIN))
+    begins = [i for i, line in enumerate(lines)
+              if line.lstrip().startswith(provenance_tools.CHOSEN_BEGIN)]
+    if len(begins) != 1:
+        raise ValueError(f"expected one '{provenance_tools.CHOSEN_BEGIN}' line, "
+                         f"found {len(begins)}")
+    without = provenance_tools.without_chosen(text)
+    begin = begins[0]
     before = "".join(lines[:begin])
     return before + block + without[len(before):]
 

@@ -190,6 +190,7 @@ def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypa
     # winner, and the table it prints, put the fastest correct one first.
     sweep_module = sweep_code()
     monkeypatch.setattr(sweep_module, "ROOT", tmp_path)
+    monkeypatch.setattr(sweep_module, "inputs", lambda chapter: {f"chapters/{chapter}/kernel.cu": "0" * 64})
     source = tmp_path / "chapters" / "x" / "kernel.cu"
     source.parent.mkdir(parents=True)
     source.write_text("// a kernel\n// [chosen]\nusing Chosen = Tiling<1>;\n// [end]\n")
@@ -205,6 +206,9 @@ def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypa
     assert written["winner"]["config"] == "x::Tiling<3>"
     assert written["configs"][0]["params"] == {"N": 3}
     assert "winner: x::Tiling<3>" in capsys.readouterr().out
+    # What it was built from, with the [chosen] block left out.
+    assert written["provenance"]["inputs"] == {"chapters/x/kernel.cu": "0" * 64}
+    assert written["provenance"]["inputs_exclude"] == "chosen"
 
 
 def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
@@ -218,10 +222,10 @@ def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
     assert "the winner of the sweep on the Test GPU" in rewritten
     assert "results/test/sweep-09-autotuning.json" in rewritten
     # Everything outside the block is untouched: the sweep's hash still matches.
-    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-    import ladder_data
+    sys.path.insert(0, str(ROOT / "code"))
+    from ladder_tools import provenance
 
-    assert ladder_data.without_chosen(rewritten) == ladder_data.without_chosen(text)
+    assert provenance.without_chosen(rewritten) == provenance.without_chosen(text)
     # Writing the same winner twice changes nothing.
     assert sweep_module.replace_chosen(rewritten, block) == rewritten
 
@@ -264,3 +268,15 @@ def test_the_chapters_gpu_test_sizes_suit_every_configuration_the_sweep_can_choo
         for p in listed:
             fits = int(m) % p["BM"] == 0 and int(n) % p["BN"] == 0 and int(k) % p["BK"] == 0
             assert fits, f"{size} does not suit {label(p)}"
+
+
+def test_filters_are_integer_arithmetic_as_in_cpp():
+    sweep_module = sweep_code()
+    params = {"WM": 32, "WN": 64, "NUM_THREADS": 96}
+    # 32 * 64 / 96 is 21 in C++'s integer division, not 21.33.
+    assert sweep_module.keeps("WM * WN / NUM_THREADS == 21", params)
+    assert sweep_module.keeps("WM >= 32 && WN < 64 || NUM_THREADS % 32 == 0", params)
+    assert not sweep_module.keeps("WM > 32 && WN == 64", params)
+    for bad in ("__import__('os')", "WM ** 2 > 0", "UNKNOWN > 1", "WM > 1.5"):
+        with pytest.raises(ValueError):
+            sweep_module.keeps(bad, params)
