@@ -14,7 +14,7 @@ On a machine with an NVIDIA GPU it
      for chapters 11 and 12 the issue rate and stall reasons of their kernel
      and of cuBLAS's (results/<gpu>/issue.json),
 and, only when the run passes the checks CI runs on committed results
-(code/results_check.py: the GPU tests passed, every program exited 0, every
+(code/ladder_tools/results_check.py: the GPU tests passed, every program exited 0, every
 chapter binary wrote a result, every size is correct, every sanitizer
 verdict is clean), writes all of it to results/<gpu>/, where <gpu> is the
 slug the chapter binaries report ("h200" for an NVIDIA H200). A run that
@@ -39,8 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import results_check
-from ladder_tools import provenance
+from ladder_tools import provenance, results_check
+from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
@@ -48,33 +48,13 @@ SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
 # would take longer than this; the results file says so.
 TIME_BUDGET_S = 20
 SANITIZER_TOOLS = results_check.SANITIZER_TOOLS
-NCU_METRICS = [
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "smsp__inst_executed_op_shared_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-]
 NCU_SIZE = "4096"
 # Where the issue slots go: for these chapters, ncu also reads how often the
 # schedulers issue, how many instructions and FFMAs they issue, the SM clock
 # during the kernel, and why warps stall (cycles per issued instruction, by
-# reason), for the chapter's kernel and for cuBLAS's in the same run.
+# reason), for the chapter's kernel and for cuBLAS's in the same run
+# (ISSUE_METRICS, ladder_tools/metrics.py).
 ISSUE_CHAPTERS = ["11-double-buffering", "12-final"]
-STALL_REASONS = ["barrier", "dispatch_stall", "long_scoreboard", "math_pipe_throttle",
-                 "mio_throttle", "no_instruction", "not_selected", "selected",
-                 "short_scoreboard", "wait", "lg_throttle", "branch_resolving"]
-ISSUE_METRICS = [
-    "launch__registers_per_thread", "launch__block_size", "launch__grid_size",
-    "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
-    "smsp__inst_executed.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__issue_active.avg.per_cycle_active", "smsp__warps_active.avg.per_cycle_active",
-    "smsp__average_warps_active_per_issue_active.ratio",
-    *[f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in STALL_REASONS],
-]
 START = time.monotonic()
 # The source files of the programs that are not chapters (a chapter's result
 # names its own source).
@@ -308,7 +288,7 @@ def refusal(tests: dict, status: dict, chapters: dict, expected: list[str],
     binaries it ran, `sanitizer` the sanitizer verdicts ({name: {tool:
     verdict}}) and `sanitized` the binaries that must have one (none when
     the sanitizer was not run). The checks are the ones CI runs on committed
-    results (code/results_check.py)."""
+    results (code/ladder_tools/results_check.py)."""
     problems = results_check.gpu_test_failures(tests)
     problems += [f"{name} exited with {s['returncode']}" for name, s in status.items()
                  if s["returncode"] != 0]
@@ -380,7 +360,7 @@ def main() -> int:
             counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
 
     # Everything the run measured is in memory or in the staging folder.
-    # It is checked first (code/results_check.py, the checks CI runs on
+    # It is checked first (code/ladder_tools/results_check.py, the checks CI runs on
     # committed results), and written to results/<gpu>/ only if it passes.
     written = sorted((staging / "chapters").glob("*.json"))
     if not written:

@@ -1,8 +1,27 @@
-"""The book's Python tools, importable from the commands (code/measure.py,
-code/sweep.py), the tests and the docs extension: put code/ on sys.path and
-`import ladder_tools`.
+"""The book's Python tools, one package for the commands (code/measure.py,
+code/sweep.py, code/analysis/), the tests, the figures (figures/) and the
+docs extension (docs/_ext): put code/ on sys.path and `import ladder_tools`.
+Nothing here imports docs/ or figures/.
 
-Modules:
-  provenance  what a measurement was built from, and whether the tree has
-              moved on from it (a stale result)
+Results, as the measure and sweep commands write them under results/<gpu>/:
+  provenance     what a measurement was built from, and whether the tree has
+                 moved on from it (a stale result)
+  results        finding, reading and checking chapter results and baselines
+  results_check  the checks a run must pass before it is written or committed
+  values         the {ladder} role's inline values: parsing and resolving them
+  formatting     how the book writes numbers, times, errors, sizes, counts
+  metrics        the ncu metrics measured (counters, issue rate, stall reasons)
+  ncu            ncu.json: shared-memory and global-load counters per kernel
+  issue          issue.json: a chapter's kernel beside cuBLAS's, issue and stalls
+  sweep_results  sweep-<chapter>.json: every configuration of a sweep
+  transpose      transpose.json: chapter 10's transpose exercise
+
+Analysis of the built chapters (no GPU):
+  binaries       the build folder, its binaries, cuobjdump (cached)
+  kernels        which functions are the chapters' kernels, their names
+  sass_mix       the instruction mix of each kernel's K-loop, from its SASS
+  mix            that mix grouped for the book's table and figure
+  occupancy      resident blocks per SM and occupancy from a kernel's resources
+  resources      registers, shared memory and occupancy per chapter kernel
+  bankmap        lane-to-bank maps, from build/bin/bankmap
 """

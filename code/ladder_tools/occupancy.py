@@ -46,7 +46,7 @@ import re
 import sys
 from pathlib import Path
 
-from sass_mix import demangle, run_cuobjdump  # the same cuobjdump and demangling
+from ladder_tools.sass_mix import demangle, run_cuobjdump  # the same cuobjdump and demangling
 
 KIB = 1024
 

@@ -6,7 +6,7 @@ $LADDER_BUILD_DIR, default <repo>/build; a missing binary fails the build):
 ``{ladder-resources} <slug>``  options ``:kernel:``, ``:threads:``, ``:dynamic-smem:``
     per sgemm_ kernel of build/bin/<slug> (those whose name contains
     ``:kernel:``): registers, shared memory, spills, and the occupancy they
-    allow (code/analysis/occupancy.py), then a row per GPU whose result for
+    allow (ladder_tools.occupancy), then a row per GPU whose result for
     the chapter reports its resources, and whether that agrees. The block
     size comes from the GPU's fresh result, else ``:threads:``, else the
     kernel's ``__launch_bounds__``, else a stale result; dynamic shared
@@ -14,7 +14,7 @@ $LADDER_BUILD_DIR, default <repo>/build; a missing binary fails the build):
     the kernel's PTX declares none. Lacking either is an error.
 ``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
     the instruction mix of the K-loop of the chapter's one sgemm_ kernel
-    (code/analysis/sass_mix.py); with ``:inner-trips: N`` also per K-tile.
+    (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
 ``{ladder-mix-figure}``
     the K-loop mix of every chapter binary present, as stacked bars.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
@@ -39,40 +39,51 @@ the directive shows a note, not a warning:
 
 A sweep or transpose file whose source has changed is marked stale and
 listed in ladder-stale.json, like a chapter result. Computing lives in
-ladder_analysis_data, drawing in ladder_analysis_plots.
+code/ladder_tools (one module per topic), drawing in figures/.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-import ladder_analysis_data as analysis
-import ladder_analysis_plots as plots
-import ladder_data as data
-from ladder_results import (_admonition, _figure, _LadderMixin, _paragraph, _stale_box,
-                            _stale_records, _table)
+from ladder_base import LadderMixin, stale_result_box
+from ladder_nodes import admonition, code, figure, paragraph, stale_box, table
 
-logger = logging.getLogger(__name__)
+from figures import bankmap as bankmap_figure
+from figures import mix as mix_figure
+from figures import sweep as sweep_figure
+from ladder_tools import results
+from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
+from ladder_tools.binaries import AnalysisError, binary_path, require_binary
+from ladder_tools.formatting import DASH, format_gflops, format_size
+from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
+from ladder_tools.kernels import KERNEL_PREFIX, folded_name, pick_kernel, select_kernels, short_name
+from ladder_tools.mix import kernel_mix, mix_table
+from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, ncu_path, ncu_row,
+                              parse_model)
+from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
+                                    arch_of_capability, dynamic_shared_users, kernel_resources,
+                                    launch_bounds, resources_rows)
+from ladder_tools.sweep_results import (Sweep, chapter_kernel_text, committed_config, load_sweep,
+                                        sweep_pairs, sweep_path, sweep_rows)
+from ladder_tools.transpose import (TRANSPOSE_HEADER, load_transpose, transpose_counter_rows,
+                                    transpose_path, transpose_rows)
 
 
-class _AnalysisDirective(_LadderMixin, SphinxDirective):
-    """Paths to the build folder and errors as -W failures."""
 
-    @property
-    def build_dir(self) -> Path:
-        return analysis.build_dir(self.repo_root)
+class _AnalysisDirective(LadderMixin, SphinxDirective):
+    """Binaries from the build folder, freshness of results files, and
+    errors as -W failures."""
 
     def binary(self, name: str) -> Path:
         """build/bin/<name>; a missing one fails the build with how to make it."""
         try:
-            path = analysis.require_binary(self.build_dir, name)
-        except analysis.AnalysisError as error:
+            path = require_binary(self.build_dir, name)
+        except AnalysisError as error:
             raise self.error(f"{self.name}: {error}") from error
         self.track(path)
         return path
@@ -80,7 +91,7 @@ class _AnalysisDirective(_LadderMixin, SphinxDirective):
     def run(self) -> list[nodes.Node]:
         try:
             return self.render()
-        except (analysis.AnalysisError, data.ResultsError) as error:
+        except (AnalysisError, results.ResultsError) as error:
             raise self.error(f"{self.name}: {error}") from error
 
     def render(self) -> list[nodes.Node]:
@@ -93,22 +104,13 @@ class _AnalysisDirective(_LadderMixin, SphinxDirective):
         provenance = content.get("provenance") or {}
         for name in provenance.get("inputs") or {}:
             self.track(self.repo_root / name)
-        stale = data.staleness(provenance, self.repo_root)
+        stale = results.staleness(provenance, self.repo_root)
         if stale is None:
             return None
-        record = {"gpu": gpu, "chapter": content.get("chapter") or content.get("program"),
-                  "file": str(path), "reason": stale, "page": self.env.docname}
-        records = _stale_records(self.env).setdefault(self.env.docname, [])
-        if record not in records:
-            records.append(record)
-        if self.config.ladder_fail_on_stale:
-            logger.warning("stale result %s: %s", path, stale, location=self.get_location(),
-                           type="ladder", subtype="stale")
-        box = _admonition("warning", f"Stale {what}",
-                          f"These numbers from {provenance.get('gpu', gpu)} were measured on "
-                          f"other code: {stale}. Measure again.")
-        box["classes"].append("ladder-stale")
-        return box
+        self.record_stale(gpu, content.get("chapter") or content.get("program"), path, stale)
+        return stale_box(f"Stale {what}",
+                         f"These numbers from {provenance.get('gpu', gpu)} were measured on "
+                         f"other code: {stale}. Measure again.")
 
     def entry_freshness(self, gpu: str, path: Path, content: dict, slug: str,
                         what: str) -> list[nodes.Node]:
@@ -130,43 +132,12 @@ class _AnalysisDirective(_LadderMixin, SphinxDirective):
 
 
 def _not_yet(title: str, text: str) -> nodes.Element:
-    return _admonition("note", title, text)
-
-
-def _code(text: str) -> nodes.literal:
-    return nodes.literal(text, text)
+    return admonition("note", title, text)
 
 
 # --------------------------------------------------------------------------
 # {ladder-resources} <slug>
 # --------------------------------------------------------------------------
-
-
-def _legible_kernel(name: str) -> str:
-    """A kernel's name as the resources table shows it: the arguments of a
-    template argument folded away, so that the numbers beside it fit
-    ('sgemm_warptiled<Tiling<128, 256, ..., (ALayout)0>, true, false>' ->
-    'sgemm_warptiled<Tiling<...>, true, false>'); the page names the tiling."""
-    shown, depth = [], 0
-    for char in name:
-        if char == "<":
-            depth += 1
-            if depth == 2:
-                shown.append("<...")
-            if depth >= 2:
-                continue
-        elif char == ">":
-            depth -= 1
-            if depth >= 1:
-                if depth == 1:
-                    shown.append(">")
-                continue
-        elif depth >= 2:
-            continue
-        shown.append(char)
-    text = "".join(shown).replace("> >", ">>")
-    # An enumerator as a value, '(ALayout)0', reads as 'ALayout 0'.
-    return re.sub(r"\((\w+)\)(-?\d+)", r"\1 \2", text)
 
 
 class ResourcesDirective(_AnalysisDirective):
@@ -179,49 +150,48 @@ class ResourcesDirective(_AnalysisDirective):
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
         path = self.binary(slug)
-        kernels = analysis.select_kernels(analysis.kernel_resources(path),
+        kernels = select_kernels(kernel_resources(path),
                                           self.options.get("kernel"))
         if not kernels:
-            raise analysis.AnalysisError(f"{path} has no {analysis.KERNEL_PREFIX}* kernel")
+            raise AnalysisError(f"{path} has no {KERNEL_PREFIX}* kernel")
         reported = self.reported(slug)
-        bounds = analysis.launch_bounds(path)
-        dynamic_users = analysis.dynamic_shared_users(path)
+        bounds = launch_bounds(path)
+        dynamic_users = dynamic_shared_users(path)
         launches, sources = [], set()
         for kernel in kernels:
             threads, threads_from = self.threads(reported, bounds.get(kernel["mangled"]))
             uses_dynamic = None if dynamic_users is None else kernel["mangled"] in dynamic_users
             dynamic, dynamic_from = self.dynamic_smem(reported, uses_dynamic)
-            launches.append(analysis.Launch(threads, dynamic))
+            launches.append(Launch(threads, dynamic))
             sources.add(f"threads per block from {threads_from}")
             if dynamic_from:
                 sources.add(f"dynamic shared memory {dynamic_from}")
-        rows = analysis.resources_rows(kernels, launches, [r for r, _ in reported])
+        rows = resources_rows(kernels, launches, [r for r, _ in reported])
         for row in rows:
-            row[0] = _legible_kernel(row[0])
-        table = _table([analysis.RESOURCES_HEADER], rows,
-                       classes=["ladder-table", "ladder-resources"])
-        output: list[nodes.Node] = [table]
+            row[0] = folded_name(row[0])
+        output: list[nodes.Node] = [table([RESOURCES_HEADER], rows,
+                                          classes=["ladder-table", "ladder-resources"])]
         for _, result in reported:
             if result.stale:
-                output.insert(0, _stale_box(result))
+                output.insert(0, stale_result_box(result))
                 self.note_stale(result)
-        output.append(_paragraph(
+        output.append(paragraph(
             f"Computed by `code/analysis/occupancy.py` from `cuobjdump -res-usage` of "
             f"`bin/{slug}`, {'; '.join(sorted(sources))}. Reported: "
             "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU.",
             ["ladder-provenance"]))
         return output
 
-    def reported(self, slug: str) -> list[tuple[analysis.ReportedResources, data.ChapterResult]]:
+    def reported(self, slug: str) -> list[tuple[ReportedResources, results.ChapterResult]]:
         """Every GPU result of the chapter that has "resources"."""
-        for gpu in data.gpu_folders(self.results_root):
-            self.track(data.chapter_result_path(self.results_root, gpu, slug))
+        for gpu in results.gpu_folders(self.results_root):
+            self.track(results.chapter_result_path(self.results_root, gpu, slug))
         found = []
-        for result in data.load_chapter_results(self.results_root, slug, self.repo_root):
+        for result in results.load_chapter_results(self.results_root, slug, self.repo_root):
             resources = result.data.get("resources")
             if isinstance(resources, dict) and isinstance(resources.get("threads_per_block"), int):
-                arch = analysis.arch_of_capability(result.provenance.get("compute_capability"))
-                found.append((analysis.ReportedResources(result.provenance["gpu"], arch,
+                arch = arch_of_capability(result.provenance.get("compute_capability"))
+                found.append((ReportedResources(result.provenance["gpu"], arch,
                                                          resources), result))
         return found
 
@@ -232,7 +202,7 @@ class ResourcesDirective(_AnalysisDirective):
         fresh = [r.data["threads_per_block"] for r, result in reported if not result.stale]
         given = self.options.get("threads")
         if fresh and given is not None and given != fresh[0]:
-            raise analysis.AnalysisError(
+            raise AnalysisError(
                 f":threads: {given}, but the GPU measured blocks of {fresh[0]} threads for "
                 f"{self.arguments[0]}: correct the option")
         if fresh:
@@ -243,7 +213,7 @@ class ResourcesDirective(_AnalysisDirective):
             return bound, "the kernel's `__launch_bounds__`"
         if reported:
             return reported[0][0].data["threads_per_block"], "the GPU's (stale) result"
-        raise analysis.AnalysisError(
+        raise AnalysisError(
             f"no GPU result for {self.arguments[0]} gives its threads per block, and its "
             "kernel has no __launch_bounds__: add the option :threads: N")
 
@@ -256,7 +226,7 @@ class ResourcesDirective(_AnalysisDirective):
         fresh = [value for value in fresh if isinstance(value, int)]
         given = self.options.get("dynamic-smem")
         if fresh and given is not None and given != fresh[0]:
-            raise analysis.AnalysisError(
+            raise AnalysisError(
                 f":dynamic-smem: {given}, but the GPU launched {self.arguments[0]} with "
                 f"{fresh[0]} bytes: correct the option")
         if fresh:
@@ -271,7 +241,7 @@ class ResourcesDirective(_AnalysisDirective):
             return stale[0], "from the GPU's (stale) result"
         if uses_dynamic is None:
             return 0, "none assumed (the binary holds no PTX to check)"
-        raise analysis.AnalysisError(
+        raise AnalysisError(
             f"the kernel of {self.arguments[0]} uses dynamic shared memory, sized at launch, "
             "and no GPU result gives it: add the option :dynamic-smem: BYTES")
 
@@ -291,59 +261,42 @@ class SassDirective(_AnalysisDirective):
         slug = self.arguments[0]
         path = self.binary(slug)
         trips = self.options.get("inner-trips")
-        kernel = analysis.pick_kernel(analysis.kernel_mix(path, trips),
-                                      self.options.get("kernel"), path)
+        kernel = pick_kernel(kernel_mix(path, trips), self.options.get("kernel"), path)
         loop = kernel["loop"]
-        name = analysis.short_name(kernel["name"])
+        name = short_name(kernel["name"])
         if loop is None:
-            paragraph = _paragraph(f"`{name}` has no loop in its SASS ({kernel['arch']}).")
-            return [paragraph]
+            return [paragraph(f"`{name}` has no loop in its SASS ({kernel['arch']}).")]
         if trips is not None and "per_k_tile" not in loop:
-            raise analysis.AnalysisError(
+            raise AnalysisError(
                 f":inner-trips: {trips} given, but the K-loop of {name} has no inner loop")
-        header, rows = analysis.mix_table(loop)
+        header, rows = mix_table(loop)
         inner = len(loop["inner_loops"])
         where = (f"The K-loop of `{name}` in `bin/{slug}` ({kernel['arch']}), addresses "
                  f"{loop['start']}\u2013{loop['end']}: static counts, each instruction of "
                  "the body once")
         where += (f"; it holds {inner} inner loop{'s' if inner > 1 else ''}." if inner
                   else ".")
-        return [_table([header], rows, classes=["ladder-table", "ladder-sass"]),
-                _paragraph(where + " From `code/analysis/sass_mix.py`.", ["ladder-provenance"])]
-
-
-def _ffma_share(loop: dict) -> float:
-    counts = analysis.mix_categories(loop)
-    total = sum(counts.values())
-    return counts.get("FFMA", 0) / total if total else 0.0
+        return [table([header], rows, classes=["ladder-table", "ladder-sass"]),
+                paragraph(where + " From `code/analysis/sass_mix.py`.", ["ladder-provenance"])]
 
 
 class MixFigureDirective(_AnalysisDirective):
     """Every chapter binary's K-loop mix as stacked horizontal bars."""
 
     def render(self) -> list[nodes.Node]:
-        bars = []
-        for slug in data.chapter_slugs(self.repo_root):
-            path = analysis.binary_path(self.build_dir, slug)
-            if not path.is_file():
-                continue
+        found = [(slug, binary_path(self.build_dir, slug))
+                 for slug in results.chapter_slugs(self.repo_root)]
+        found = [(slug, path) for slug, path in found if path.is_file()]
+        for _, path in found:
             self.track(path)
-            kernels = analysis.select_kernels(analysis.kernel_mix(path), None)
-            looped = [k for k in kernels if k["loop"]]
-            if looped:
-                # A binary with several kernels (chapter 12's aligned and
-                # general paths) is drawn by its fastest path: the loop with
-                # the largest FFMA share.
-                best = max(looped, key=lambda k: _ffma_share(k["loop"]))
-                bars.append(plots.MixBar(slug.replace("-", " ", 1),
-                                         analysis.mix_categories(best["loop"])))
+        bars = mix_figure.mix_bars(found)
         if not bars:
-            raise analysis.AnalysisError(
+            raise AnalysisError(
                 f"no chapter binary in {self.build_dir / 'bin'}: build the chapters first")
-        return [_figure(lambda mode: plots.draw_mix(bars, mode),
-                        alt="Instructions in each chapter's K-loop body, by kind",
-                        caption="The K-loop body of each chapter's kernel, sm_90 SASS: "
-                                "instructions by kind (static counts), and the FFMA share.")]
+        return [figure(lambda mode: mix_figure.draw_mix(bars, mode),
+                       alt="Instructions in each chapter's K-loop body, by kind",
+                       caption="The K-loop body of each chapter's kernel, sm_90 SASS: "
+                               "instructions by kind (static counts), and the FFMA share.")]
 
 
 # --------------------------------------------------------------------------
@@ -362,29 +315,28 @@ class BankmapDirective(_AnalysisDirective):
         tool = self.binary("bankmap")
         name = self.arguments[0] if self.arguments else None
         if name is not None and "stride" in self.options:
-            raise analysis.AnalysisError("give an access name or :stride:, not both")
+            raise AnalysisError("give an access name or :stride:, not both")
         if name is None and "stride" not in self.options:
-            raise analysis.AnalysisError(
+            raise AnalysisError(
                 "give an access name (bankmap --list) or :stride: S [:width: W]")
         if "width" in self.options and name is not None:
-            raise analysis.AnalysisError(":width: goes with :stride:, a named access has its own")
-        report = analysis.run_bankmap(tool, name, self.options.get("stride"),
-                                      self.options.get("width", 4))
-        rows = analysis.bank_rows(report)
-        table = _table([[("lane \u2192 bank", 8)]], rows,
-                       classes=["ladder-table", "ladder-bankmap"])
+            raise AnalysisError(":width: goes with :stride:, a named access has its own")
+        report = run_bankmap(tool, name, self.options.get("stride"), self.options.get("width", 4))
         summary = nodes.paragraph(classes=["ladder-bank-summary"])
-        summary += nodes.strong(analysis.bank_summary(report), analysis.bank_summary(report))
+        summary += nodes.strong(bank_summary(report), bank_summary(report))
         summary += nodes.Text(f": {report['what']}; {report['width_bytes']}-byte access (")
-        summary += _code(report["name"])
+        summary += code(report["name"])
         summary += nodes.Text(").")
-        output: list[nodes.Node] = [table, summary]
+        output: list[nodes.Node] = [
+            table([[("lane \u2192 bank", 8)]], bank_rows(report),
+                  classes=["ladder-table", "ladder-bankmap"]),
+            summary]
         if "figure" in self.options:
-            output.append(_figure(
-                lambda mode: plots.draw_bankmap(report, mode),
+            output.append(figure(
+                lambda mode: bankmap_figure.draw_bankmap(report, mode),
                 alt=f"Lane-to-bank map of {report['name']}",
                 caption=f"{report['name']}: the bank each lane of a warp accesses; "
-                        f"{analysis.bank_summary(report)}."))
+                        f"{bank_summary(report)}."))
         return output
 
 
@@ -420,38 +372,38 @@ class NcuDirective(_AnalysisDirective):
 
     def render(self) -> list[nodes.Node]:
         slugs = self.arguments
-        model_ld = analysis.parse_model(self.options.get("predicted-ld"), len(slugs), self.model)
-        model_st = analysis.parse_model(self.options.get("predicted-st"), len(slugs), self.model)
+        model_ld = parse_model(self.options.get("predicted-ld"), len(slugs), self.model)
+        model_st = parse_model(self.options.get("predicted-st"), len(slugs), self.model)
         models = ("predicted-ld" in self.options, "predicted-st" in self.options)
         output: list[nodes.Node] = []
-        for gpu in data.gpu_folders(self.results_root):
-            self.track(analysis.ncu_path(self.results_root, gpu))
-            ncu = analysis.load_ncu(self.results_root, gpu)
+        for gpu in results.gpu_folders(self.results_root):
+            self.track(ncu_path(self.results_root, gpu))
+            ncu = load_ncu(self.results_root, gpu)
             if ncu is None:
                 continue
             rows = []
             for slug, ld, st in zip(slugs, model_ld, model_st):
-                entry = analysis.ncu_entry(ncu, slug)
-                kernels = analysis.entry_kernels(entry) if entry else []
+                entry = ncu_entry(ncu, slug)
+                kernels = entry_kernels(entry) if entry else []
                 if not kernels:
-                    rows.append([slug, "not measured"] + [analysis.DASH] * (
-                        len(analysis.ncu_header(models)[1]) - 2))
+                    rows.append([slug, "not measured"] + [DASH] * (
+                        len(ncu_header(models)[1]) - 2))
                 for kernel in kernels:
-                    rows.append(analysis.ncu_row(slug, kernel, ld, st, models))
+                    rows.append(ncu_row(slug, kernel, ld, st, models))
             block = self.gpu_block(ncu.get("gpu", gpu))
             for slug in slugs:
-                block += self.entry_freshness(gpu, analysis.ncu_path(self.results_root, gpu),
+                block += self.entry_freshness(gpu, ncu_path(self.results_root, gpu),
                                               ncu, slug, "counters")
-            for header, part in _split_columns(analysis.ncu_header(models), rows, keep=2):
-                block += _table(header, part, classes=["ladder-table", "ladder-ncu"])
-            sizes = sorted({str((analysis.ncu_entry(ncu, slug) or {}).get("size"))
+            for header, part in _split_columns(ncu_header(models), rows, keep=2):
+                block += table(header, part, classes=["ladder-table", "ladder-ncu"])
+            sizes = sorted({str((ncu_entry(ncu, slug) or {}).get("size"))
                             for slug in slugs} - {"None"})
             line = (f"Nsight Compute, one launch at {', '.join(sizes) or '?'}; "
                     f"{ncu.get('gpu', gpu)}")
             # Each entry records the commit it was measured at; older files
             # only say which run wrote the file last, and the line says so.
             stamps = sorted({(e["measured"].get("date", "")[:10], e["measured"].get("git_commit", ""))
-                             for e in (analysis.ncu_entry(ncu, slug) or {} for slug in slugs)
+                             for e in (ncu_entry(ncu, slug) or {} for slug in slugs)
                              if isinstance(e.get("measured"), dict)})
             if stamps:
                 line += "".join(f" \u00b7 measured {d} at commit {c}" for d, c in stamps)
@@ -461,7 +413,7 @@ class NcuDirective(_AnalysisDirective):
             if any(models):
                 line += (". Model: wavefronts per instruction that the bank model predicts "
                          "(`bankmap`)")
-            block += _paragraph(line + ".", ["ladder-provenance"])
+            block += paragraph(line + ".", ["ladder-provenance"])
             output.append(block)
         if not output:
             return [_not_yet("Not measured yet",
@@ -471,7 +423,7 @@ class NcuDirective(_AnalysisDirective):
 
     def model(self, access: str) -> int:
         """The bank model's wavefronts for one warp-wide access named in bankmap."""
-        return analysis.run_bankmap(self.binary("bankmap"), access)["wavefronts"]
+        return run_bankmap(self.binary("bankmap"), access)["wavefronts"]
 
 
 # --------------------------------------------------------------------------
@@ -488,21 +440,21 @@ class IssueDirective(_AnalysisDirective):
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
         output: list[nodes.Node] = []
-        for gpu in data.gpu_folders(self.results_root):
-            self.track(analysis.issue_path(self.results_root, gpu))
-            issue = analysis.load_issue(self.results_root, gpu)
+        for gpu in results.gpu_folders(self.results_root):
+            self.track(issue_path(self.results_root, gpu))
+            issue = load_issue(self.results_root, gpu)
             entry = (issue or {}).get("chapters", {}).get(slug)
             if not isinstance(entry, dict):
                 continue
-            pair = analysis.issue_kernels(entry)
+            pair = issue_kernels(entry)
             if pair is None:
-                raise self.error(f"{self.name}: {analysis.issue_path(self.results_root, gpu)}: "
+                raise self.error(f"{self.name}: {issue_path(self.results_root, gpu)}: "
                                  f"{slug} does not have one chapter kernel and one cuBLAS kernel")
             (_, ours), (cublas_name, theirs) = pair
             block = self.gpu_block(issue.get("gpu", gpu))
-            block += self.entry_freshness(gpu, analysis.issue_path(self.results_root, gpu), issue,
+            block += self.entry_freshness(gpu, issue_path(self.results_root, gpu), issue,
                                           slug, "issue profile")
-            block += _table([["", slug, "cuBLAS"]], analysis.issue_rows(ours, theirs),
+            block += table([["", slug, "cuBLAS"]], issue_rows(ours, theirs),
                             classes=["ladder-table", "ladder-issue"])
             line = f"Nsight Compute, one launch of each at {entry.get('size', '?')}; {issue.get('gpu', gpu)}"
             stamp = entry.get("measured")
@@ -510,7 +462,7 @@ class IssueDirective(_AnalysisDirective):
                 line += f" \u00b7 measured {stamp.get('date', '')[:10]} at commit {stamp.get('git_commit', '')}"
             line += (f". cuBLAS's kernel: `{cublas_name}`. A stall row is the cycles per issued "
                      "instruction that an average warp spent waiting for that reason")
-            block += _paragraph(line + ".", ["ladder-provenance"])
+            block += paragraph(line + ".", ["ladder-provenance"])
             output.append(block)
         if not output:
             return [_not_yet("Not measured yet",
@@ -534,10 +486,10 @@ class SweepDirective(_AnalysisDirective):
     def render(self) -> list[nodes.Node]:
         chapter = self.arguments[0]
         output: list[nodes.Node] = []
-        for gpu in data.gpu_folders(self.results_root):
-            path = analysis.sweep_path(self.results_root, gpu, chapter)
+        for gpu in results.gpu_folders(self.results_root):
+            path = sweep_path(self.results_root, gpu, chapter)
             self.track(path)
-            sweep = analysis.load_sweep(self.results_root, gpu, chapter)
+            sweep = load_sweep(self.results_root, gpu, chapter)
             if sweep is None:
                 continue
             output.append(self.gpu_sweep(gpu, path, sweep))
@@ -547,22 +499,17 @@ class SweepDirective(_AnalysisDirective):
                              f"to write `results/<gpu>/sweep-{chapter}.json`.")]
         return output
 
-    def gpu_sweep(self, gpu: str, path: Path, sweep: analysis.Sweep) -> nodes.Element:
+    def gpu_sweep(self, gpu: str, path: Path, sweep: Sweep) -> nodes.Element:
         provenance = sweep.data.get("provenance") or {}
         name = provenance.get("gpu", gpu)
         block = self.gpu_block(name)
         box = self.check_fresh(gpu, path, sweep.data, "sweep")
         if box is not None:
             block += box
-        rates = [c.get("gflops", 0.0) for c in sweep.configs]
-        correct = [c["correct"] and "gflops" in c for c in sweep.configs]
-        kernel = self.repo_root / "chapters" / self.arguments[0] / "kernel.cu"
-        committed = analysis.committed_config(
-            sweep, kernel.read_text(encoding="utf-8") if kernel.is_file() else "")
-        ringed = committed if committed is not None else sweep.winner
-        winner_index = next((i for i, c in enumerate(sweep.configs) if c is ringed), None)
-        median = sweep.median_gflops
-        size_text = data.format_size(sweep.size) if sweep.size else "one size"
+        committed = committed_config(sweep, chapter_kernel_text(self.repo_root,
+                                                                 self.arguments[0]))
+        rates, correct, ringed, median = sweep_figure.sweep_points(sweep, committed)
+        size_text = format_size(sweep.size) if sweep.size else "one size"
         wrong = correct.count(False)
         caption = (f"{len(rates)} configurations at {size_text}, fastest first; the GFLOP/s "
                    "axis spans the correct ones' rates, not from 0")
@@ -572,31 +519,31 @@ class SweepDirective(_AnalysisDirective):
         caption += ("; ringed: the configuration the chapter's kernel file commits to"
                     if committed is not None else "; ringed: the fastest")
         caption += ", the median of the correct ones dashed."
-        block += _figure(lambda mode: plots.draw_sweep(rates, correct, winner_index, median, mode),
-                         alt=f"GFLOP/s of every configuration of the sweep on {name}",
-                         caption=caption)
-        header, rows = analysis.sweep_rows(sweep, committed=committed)
-        block += _table([header], rows, classes=["ladder-table", "ladder-sweep"])
+        block += figure(lambda mode: sweep_figure.draw_sweep(rates, correct, ringed, median, mode),
+                        alt=f"GFLOP/s of every configuration of the sweep on {name}",
+                        caption=caption)
+        header, rows = sweep_rows(sweep, committed=committed)
+        block += table([header], rows, classes=["ladder-table", "ladder-sweep"])
         line = name
         counts = sweep.data.get("counts")
         if isinstance(counts, dict) and {"grid", "valid", "kept", "swept"} <= counts.keys():
             line += (f" \u00b7 {counts['swept']} swept of {counts['grid']} grid points "
                      f"({counts['valid']} valid, {counts['kept']} kept by the filters)")
         if median is not None:
-            line += f" \u00b7 median of the correct: {data.format_gflops(median)} GFLOP/s"
-        block += _paragraph(_measured_when(line, provenance), ["ladder-provenance"])
+            line += f" \u00b7 median of the correct: {format_gflops(median)} GFLOP/s"
+        block += paragraph(_measured_when(line, provenance), ["ladder-provenance"])
         if "compare" in self.options:
             block += self.comparison(sweep, self.options["compare"])
         return block
 
-    def comparison(self, sweep: analysis.Sweep, name: str) -> nodes.Node:
+    def comparison(self, sweep: Sweep, name: str) -> nodes.Node:
         """A paragraph on what parameter ``name`` (two values) does across
         the configurations that differ in it alone."""
-        stats = analysis.sweep_pairs(sweep, name)
+        stats = sweep_pairs(sweep, name)
         if stats is None:
-            return _paragraph(f"No two correct configurations of this sweep differ in {name} "
-                              "alone.")
-        return _paragraph(
+            return paragraph(f"No two correct configurations of this sweep differ in {name} "
+                             "alone.")
+        return paragraph(
             f"{stats['pairs']} pairs of correct configurations differ in {name} alone; "
             f"{name} = {stats['high']} is the faster of the pair in {stats['high_wins']} "
             f"of them. Its rate over that of {name} = {stats['low']}: median "
@@ -622,10 +569,10 @@ class TransposeDirective(_AnalysisDirective):
 
     def render(self) -> list[nodes.Node]:
         output: list[nodes.Node] = []
-        for gpu in data.gpu_folders(self.results_root):
-            self.track(analysis.transpose_path(self.results_root, gpu))
-            self.track(analysis.ncu_path(self.results_root, gpu))
-            content = analysis.load_transpose(self.results_root, gpu)
+        for gpu in results.gpu_folders(self.results_root):
+            self.track(transpose_path(self.results_root, gpu))
+            self.track(ncu_path(self.results_root, gpu))
+            content = load_transpose(self.results_root, gpu)
             if content is None:
                 continue
             output.append(self.gpu_transpose(gpu, content))
@@ -639,7 +586,7 @@ class TransposeDirective(_AnalysisDirective):
         provenance = content.get("provenance") or {}
         name = provenance.get("gpu", gpu)
         block = self.gpu_block(name)
-        box = self.check_fresh(gpu, analysis.transpose_path(self.results_root, gpu), content,
+        box = self.check_fresh(gpu, transpose_path(self.results_root, gpu), content,
                                "result")
         if box is not None:
             block += box
@@ -647,26 +594,26 @@ class TransposeDirective(_AnalysisDirective):
         for size in content["sizes"]:
             title = f"{size['rows']} \u00d7 {size['cols']}"
             block += nodes.paragraph("", "", nodes.strong(title, title))
-            block += _table([analysis.TRANSPOSE_HEADER], analysis.transpose_rows(size),
+            block += table([TRANSPOSE_HEADER], transpose_rows(size),
                             classes=["ladder-table", "ladder-transpose"])
             variants += [v for v in size["variants"] if v not in variants]
-        ncu = analysis.load_ncu(self.results_root, gpu)
-        entry = analysis.ncu_entry(ncu, "transpose") if ncu else None
+        ncu = load_ncu(self.results_root, gpu)
+        entry = ncu_entry(ncu, "transpose") if ncu else None
         if entry:
             title = f"Shared loads, ncu at {entry.get('size', '?')}"
             block += nodes.paragraph("", "", nodes.strong(title, title))
-            block += _table(
+            block += table(
                 [["variant", "LDS instructions", "wavefronts", "wavefronts/instr.",
                   "bank conflicts"]],
-                analysis.transpose_counter_rows(entry, variants),
+                transpose_counter_rows(entry, variants),
                 classes=["ladder-table", "ladder-transpose"])
         line = name + " \u00b7 GB/s counts bytes read plus bytes written"
-        block += _paragraph(_measured_when(line, provenance), ["ladder-provenance"])
+        block += paragraph(_measured_when(line, provenance), ["ladder-provenance"])
         return block
 
 
 def setup(app):
-    app.setup_extension("ladder_results")
+    app.setup_extension("ladder_base")
     app.add_directive("ladder-resources", ResourcesDirective)
     app.add_directive("ladder-sass", SassDirective)
     app.add_directive("ladder-mix-figure", MixFigureDirective)

@@ -1,6 +1,6 @@
 """The book: its results-reading functions, and whole builds with -W.
 
-The pure tests call docs/_ext/ladder_data.py directly. The build tests run
+The pure tests call code/ladder_tools directly. The build tests run
 docs/build_book.py against copies of tests/fixtures/results/ (synthetic
 numbers, never shown in the real book) and read the HTML it writes; the
 build from two GPUs' fixture results is the one test_browser.py tests too
@@ -23,10 +23,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(ROOT / "code"))
 
-import ladder_data as data  # noqa: E402
-from ladder_tools import provenance  # noqa: E402 (ladder_data puts code/ on the path)
+from ladder_tools import provenance  # noqa: E402
+from ladder_tools.formatting import (format_error, format_gflops, format_ms,  # noqa: E402
+                                     format_percent, format_size, format_time_range, parse_size)
+from ladder_tools.results import (RESULTS_DIR_VARIABLE, ChapterResult, ResultsError,  # noqa: E402
+                                  chapter_slugs, check_chapter_result, gpu_folders,
+                                  load_chapter_result, load_chapter_results,
+                                  median_cublas_gflops, results_root, staleness)
+from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, NOT_MEASURED,  # noqa: E402
+                                 parse_value_request, resolve_value)
 import fixture_site  # noqa: E402
 
 
@@ -72,19 +79,19 @@ def test_gpu_folders_put_the_reference_gpu_first(tmp_path):
     for name in ("a100", "rtx-4090", "h200", ".hidden"):
         (tmp_path / name).mkdir()
     (tmp_path / "notes.txt").write_text("")
-    assert data.gpu_folders(tmp_path) == ["h200", "a100", "rtx-4090"]
-    assert data.gpu_folders(tmp_path / "absent") == []
+    assert gpu_folders(tmp_path) == ["h200", "a100", "rtx-4090"]
+    assert gpu_folders(tmp_path / "absent") == []
 
 
 def test_results_root_follows_the_environment(tmp_path, monkeypatch):
-    monkeypatch.delenv(data.RESULTS_DIR_VARIABLE, raising=False)
-    assert data.results_root(tmp_path) == tmp_path / "results"
-    monkeypatch.setenv(data.RESULTS_DIR_VARIABLE, str(tmp_path / "other"))
-    assert data.results_root(tmp_path) == tmp_path / "other"
+    monkeypatch.delenv(RESULTS_DIR_VARIABLE, raising=False)
+    assert results_root(tmp_path) == tmp_path / "results"
+    monkeypatch.setenv(RESULTS_DIR_VARIABLE, str(tmp_path / "other"))
+    assert results_root(tmp_path) == tmp_path / "other"
 
 
 def test_chapter_slugs_are_the_chapter_folders_in_order():
-    slugs = data.chapter_slugs(ROOT)
+    slugs = chapter_slugs(ROOT)
     assert slugs[0] == "01-naive"
     assert slugs == sorted(slugs)
 
@@ -94,21 +101,21 @@ def test_chapter_slugs_are_the_chapter_folders_in_order():
 
 def test_a_result_matching_its_source_is_fresh(tree):
     repo, results, _ = tree
-    result = data.load_chapter_result(results, "h200", "01-test", repo)
+    result = load_chapter_result(results, "h200", "01-test", repo)
     assert result is not None and result.stale is None
 
 
 def test_a_changed_source_makes_its_result_stale(tree):
     repo, results, kernel = tree
     kernel.write_text("__global__ void k() { /* changed */ }\n")
-    result = data.load_chapter_result(results, "h200", "01-test", repo)
+    result = load_chapter_result(results, "h200", "01-test", repo)
     assert result.stale == "chapters/01-test/kernel.cu has changed since it was measured"
 
 
 def test_a_removed_source_makes_its_result_stale(tree):
     repo, results, kernel = tree
     kernel.unlink()
-    result = data.load_chapter_result(results, "h200", "01-test", repo)
+    result = load_chapter_result(results, "h200", "01-test", repo)
     assert result.stale == "chapters/01-test/kernel.cu is gone since it was measured"
 
 
@@ -121,21 +128,21 @@ def test_a_changed_header_makes_its_result_stale(tree):
     header.write_text("// the runner\n")
     names = ["chapters/01-test/kernel.cu", "code/include/ladder/runner.cuh"]
     recorded = {"source": names[0], "inputs": provenance.hash_files(names, repo)}
-    assert data.staleness(recorded, repo) is None
+    assert staleness(recorded, repo) is None
     header.write_text("// the runner, timing changed\n")
-    assert data.staleness(recorded, repo) == (
+    assert staleness(recorded, repo) == (
         "code/include/ladder/runner.cuh has changed since it was measured")
 
 
 def test_a_result_without_inputs_is_stale(tree):
     repo, _, _ = tree
-    assert "records no inputs" in data.staleness({"source": "chapters/01-test/kernel.cu"}, repo)
+    assert "records no inputs" in staleness({"source": "chapters/01-test/kernel.cu"}, repo)
 
 
 def test_the_hash_is_compared_case_blind(tree):
     repo, _, kernel = tree
     recorded = {"inputs": {"chapters/01-test/kernel.cu": sha256_text(kernel.read_text()).upper()}}
-    assert data.staleness(recorded, repo) is None
+    assert staleness(recorded, repo) is None
 
 
 def test_inputs_are_what_nvcc_includes_and_the_build_files():
@@ -177,21 +184,21 @@ def test_a_sweep_stays_fresh_when_only_its_chosen_block_changes(tmp_path):
              "inputs_exclude": "chosen"}
     whole_file = {"inputs": provenance.hash_files([name], tmp_path)}
     kernel.write_text(KERNEL_WITH_CHOSEN.replace("Tiling<1, 2>", "Tiling<3, 4>"))
-    assert data.staleness(sweep, tmp_path) is None
+    assert staleness(sweep, tmp_path) is None
     # A full-file hash (a chapter result) does see the change.
-    assert "has changed" in data.staleness(whole_file, tmp_path)
+    assert "has changed" in staleness(whole_file, tmp_path)
     kernel.write_text(KERNEL_WITH_CHOSEN.replace("int main", "long main"))
-    assert "has changed" in data.staleness(sweep, tmp_path)
-    assert "unknown exclusion" in data.staleness({**sweep, "inputs_exclude": "other"}, tmp_path)
+    assert "has changed" in staleness(sweep, tmp_path)
+    assert "unknown exclusion" in staleness({**sweep, "inputs_exclude": "other"}, tmp_path)
 
 
 def test_committed_results_are_valid_and_fresh():
     """Every result in results/ reads, and belongs to the code in the tree."""
     results = ROOT / "results"
     found = 0
-    for gpu in data.gpu_folders(results):
+    for gpu in gpu_folders(results):
         for path in sorted((results / gpu / "chapters").glob("*.json")):
-            result = data.load_chapter_result(results, gpu, path.stem, ROOT)
+            result = load_chapter_result(results, gpu, path.stem, ROOT)
             assert result.stale is None, f"{path}: {result.stale}; measure again"
             found += 1
     if not found:
@@ -202,7 +209,7 @@ def committed_provenances(results: Path):
     """(where, provenance) of everything under results/ that records what it
     was built from: sweeps, the transpose, the GPU tests' summary, and each
     entry of the files that gather chapters (sanitizer, ncu, issue)."""
-    for gpu in data.gpu_folders(results):
+    for gpu in gpu_folders(results):
         folder = results / gpu
         for path in [*folder.glob("sweep-*.json"), folder / "transpose.json"]:
             if path.exists():
@@ -221,7 +228,7 @@ def test_every_committed_measurement_belongs_to_the_tree():
     is stale once a file it was built from changes."""
     found = 0
     for where, recorded in committed_provenances(ROOT / "results"):
-        assert data.staleness(recorded, ROOT) is None, f"{where}: {data.staleness(recorded, ROOT)}"
+        assert staleness(recorded, ROOT) is None, f"{where}: {staleness(recorded, ROOT)}"
         found += 1
     if not found:
         pytest.skip("results/ holds no measurement yet")
@@ -232,31 +239,31 @@ def test_every_committed_measurement_belongs_to_the_tree():
 
 def test_missing_results_are_none_and_not_measured(tree):
     repo, results, _ = tree
-    assert data.load_chapter_result(results, "h200", "02-absent", repo) is None
-    assert data.load_chapter_results(results, "02-absent", repo) == []
+    assert load_chapter_result(results, "h200", "02-absent", repo) is None
+    assert load_chapter_results(results, "02-absent", repo) == []
     for spec in ("02-absent:4096:gflops", "01-test:1024:gflops",
                  "baseline:fma_peak_gflops", "rtx-4090/01-test:4096:gflops",
                  "cublas:1024"):
-        value = data.resolve_value(data.parse_value_request(spec), results, repo)
-        assert value.text == data.NOT_MEASURED, spec
+        value = resolve_value(parse_value_request(spec), results, repo)
+        assert value.text == NOT_MEASURED, spec
 
 
 def test_a_broken_results_file_is_an_error(tree):
     repo, results, _ = tree
     path = results / "h200" / "chapters" / "01-test.json"
     path.write_text("{ not json")
-    with pytest.raises(data.ResultsError, match="cannot read it as JSON"):
-        data.load_chapter_result(results, "h200", "01-test", repo)
+    with pytest.raises(ResultsError, match="cannot read it as JSON"):
+        load_chapter_result(results, "h200", "01-test", repo)
 
 
 def test_check_chapter_result_names_what_is_wrong():
     good = chapter_json("01-test", "k.cu", "0" * 64)
-    assert data.check_chapter_result(good, "01-test") == []
-    assert "chapter is '01-test', expected '02-other'" in data.check_chapter_result(good, "02-other")
+    assert check_chapter_result(good, "01-test") == []
+    assert "chapter is '01-test', expected '02-other'" in check_chapter_result(good, "02-other")
     bad = chapter_json("01-test", "k.cu", "0" * 64)
     bad["sizes"][0]["gflops"] = True  # a boolean is not a number
     del bad["sizes"][0]["time_ms"]["max"]
-    problems = data.check_chapter_result(bad, "01-test")
+    problems = check_chapter_result(bad, "01-test")
     assert "sizes[0].gflops is missing or of the wrong type" in problems
     assert "sizes[0].time_ms needs median, min and max" in problems
 
@@ -268,23 +275,23 @@ def test_an_untimed_size_is_valid_and_reads_not_measured(tree):
     content = chapter_json("01-test", "chapters/01-test/kernel.cu",
                            sha256_text(kernel.read_text()), [untimed])
     (results / "h200" / "chapters" / "01-test.json").write_text(json.dumps(content))
-    request = data.parse_value_request("01-test:8192:gflops")
-    assert data.resolve_value(request, results, repo).text == data.NOT_MEASURED
-    request = data.parse_value_request("01-test:8192:correct")
-    assert data.resolve_value(request, results, repo).text == "correct"
+    request = parse_value_request("01-test:8192:gflops")
+    assert resolve_value(request, results, repo).text == NOT_MEASURED
+    request = parse_value_request("01-test:8192:correct")
+    assert resolve_value(request, results, repo).text == "correct"
 
 
 # -- Inline values -------------------------------------------------------------
 
 
 def test_value_requests_parse():
-    request = data.parse_value_request("01-naive:4096:gflops")
+    request = parse_value_request("01-naive:4096:gflops")
     assert (request.gpu, request.kind, request.slug, request.size, request.key) == (
         "h200", "chapter", "01-naive", (4096, 4096, 4096), "gflops")
-    request = data.parse_value_request("rtx-4090/02-coalescing:4096x2048x1024:pct_cublas")
+    request = parse_value_request("rtx-4090/02-coalescing:4096x2048x1024:pct_cublas")
     assert (request.gpu, request.size) == ("rtx-4090", (4096, 2048, 1024))
-    assert data.parse_value_request("baseline:fma_peak_gflops").kind == "baseline"
-    assert data.parse_value_request("cublas:4096").size == (4096, 4096, 4096)
+    assert parse_value_request("baseline:fma_peak_gflops").kind == "baseline"
+    assert parse_value_request("cublas:4096").size == (4096, 4096, 4096)
 
 
 @pytest.mark.parametrize("spec", [
@@ -295,8 +302,8 @@ def test_value_requests_parse():
     "01-naive:4096x4096:gflops",    # not a size
 ])
 def test_bad_value_requests_are_errors(spec):
-    with pytest.raises(data.ResultsError):
-        data.parse_value_request(spec)
+    with pytest.raises(ResultsError):
+        parse_value_request(spec)
 
 
 def test_values_are_formatted_with_units(tree):
@@ -305,7 +312,7 @@ def test_values_are_formatted_with_units(tree):
     (results / "h200" / "baseline.json").write_text(json.dumps(baseline))
 
     def value(spec):
-        return data.resolve_value(data.parse_value_request(spec), results, repo)
+        return resolve_value(parse_value_request(spec), results, repo)
 
     assert value("01-test:4096:gflops").text == "1,000 GFLOP/s"
     assert value("01-test:4096:cublas_gflops").text == "2,000 GFLOP/s"
@@ -322,24 +329,24 @@ def test_values_are_formatted_with_units(tree):
 
 def test_the_appendix_lists_every_key():
     appendix = (DOCS / "appendix.md").read_text(encoding="utf-8")
-    for key in [*data.CHAPTER_KEYS, *data.BASELINE_KEYS]:
+    for key in [*CHAPTER_KEYS, *BASELINE_KEYS]:
         assert f"`{key}`" in appendix or f"baseline:{key}`" in appendix, key
 
 
 def test_formatting():
-    assert data.format_gflops(12345.6) == "12,346"
-    assert data.format_gflops(987.4) == "987"
-    assert data.format_percent(87.26) == "87.3%"
-    assert data.format_ms(1.23456) == "1.235"
-    assert data.format_ms(512.34) == "512.3"
-    assert data.format_ms(0.051234) == "0.05123"
-    assert data.format_ms(1234.5) == "1234"
-    assert data.format_time_range({"median": 1.2345, "min": 1.2, "max": 1.3}) == (
+    assert format_gflops(12345.6) == "12,346"
+    assert format_gflops(987.4) == "987"
+    assert format_percent(87.26) == "87.3%"
+    assert format_ms(1.23456) == "1.235"
+    assert format_ms(512.34) == "512.3"
+    assert format_ms(0.051234) == "0.05123"
+    assert format_ms(1234.5) == "1234"
+    assert format_time_range({"median": 1.2345, "min": 1.2, "max": 1.3}) == (
         "1.234 [1.200\u20131.300]")
-    assert data.format_error(3.14e-6) == "3.1 \u00d7 10\u207b\u2076"
-    assert data.format_error(0) == "0"
-    assert data.format_size((4096, 2048, 1024)) == "4096 \u00d7 2048 \u00d7 1024"
-    assert data.parse_size("256") == (256, 256, 256)
+    assert format_error(3.14e-6) == "3.1 \u00d7 10\u207b\u2076"
+    assert format_error(0) == "0"
+    assert format_size((4096, 2048, 1024)) == "4096 \u00d7 2048 \u00d7 1024"
+    assert parse_size("256") == (256, 256, 256)
 
 
 def test_cublas_median_is_over_timed_chapters():
@@ -348,11 +355,11 @@ def test_cublas_median_is_over_timed_chapters():
         if timed:
             entry["cublas_gflops"] = rate
             entry["time_ms"] = {}
-        return data.ChapterResult("h200", Path("x"), {"sizes": [entry]}, None)
+        return ChapterResult("h200", Path("x"), {"sizes": [entry]}, None)
 
     results = [result(10.0), result(30.0), result(20.0), result(99.0, timed=False)]
-    assert data.median_cublas_gflops(results, (64, 64, 64)) == 20.0
-    assert data.median_cublas_gflops(results, (32, 32, 32)) is None
+    assert median_cublas_gflops(results, (64, 64, 64)) == 20.0
+    assert median_cublas_gflops(results, (32, 32, 32)) is None
 
 
 # -- Whole builds ----------------------------------------------------------------
@@ -422,7 +429,7 @@ def test_the_book_builds_from_the_committed_results_with_none_stale(book_python,
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(html(tmp_path, "ladder-stale.json")) == []
     index = html(tmp_path, "index.html")
-    assert "ladder-summary" in index and data.NOT_MEASURED not in index
+    assert "ladder-summary" in index and NOT_MEASURED not in index
 
 
 def test_book_builds_with_no_results(book_python, tmp_path):
@@ -431,7 +438,7 @@ def test_book_builds_with_no_results(book_python, tmp_path):
     done = build(book_python, tmp_path, empty)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Not measured yet" in html(tmp_path, "chapters/01-naive/chapter.html")
-    assert data.NOT_MEASURED in html(tmp_path, "preface.html")
+    assert NOT_MEASURED in html(tmp_path, "preface.html")
     assert json.loads(html(tmp_path, "ladder-stale.json")) == []
 
 

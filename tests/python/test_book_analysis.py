@@ -1,6 +1,6 @@
-"""The book's analysis directives (docs/_ext/ladder_analysis*.py).
+"""The book's analysis directives (docs/_ext/ladder_analysis.py).
 
-The pure tests call ladder_analysis_data on synthetic dictionaries. The
+The pure tests call code/ladder_tools on synthetic dictionaries. The
 build tests render a scratch page that uses every directive, with sphinx-build
 -W, against the chapters' binaries in the build folder and the synthetic
 results under tests/fixtures/results/ (never shown in the real book). They
@@ -24,11 +24,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
-sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(ROOT / "code"))
 
-import ladder_analysis_data as analysis  # noqa: E402
-import ladder_data as data  # noqa: E402
-from ladder_tools import provenance  # noqa: E402 (ladder_data puts code/ on the path)
+from ladder_tools import (bankmap, formatting, issue, kernels, mix, provenance,  # noqa: E402
+                          results, sweep_results, transpose)
+from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,  # noqa: E402
+                                   require_binary)
+from ladder_tools.metrics import METRIC  # noqa: E402
+from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,  # noqa: E402
+                              ncu_header, ncu_row, parse_model)
+from ladder_tools.resources import (Launch, ReportedResources, agreement,  # noqa: E402
+                                    arch_of_capability, computed_occupancy, kernel_resources,
+                                    parse_dynamic_shared, parse_launch_bounds, resources_rows)
 
 # -- Kernel names ---------------------------------------------------------------
 
@@ -37,49 +44,49 @@ TEMPLATED = ("void ch08::sgemm_warptiled<ch08::Tiling<64, 128, 16> >"
 
 
 def test_kernel_names_are_reduced_to_the_function():
-    assert analysis.base_name(TEMPLATED) == "sgemm_warptiled"
-    assert analysis.base_name("ch01::sgemm_naive(int, float*)") == "sgemm_naive"
+    assert kernels.base_name(TEMPLATED) == "sgemm_warptiled"
+    assert kernels.base_name("ch01::sgemm_naive(int, float*)") == "sgemm_naive"
     # ncu's spelling: no namespace, no return type, or a return type without one.
-    assert analysis.base_name("sgemm_naive(int, const float *)") == "sgemm_naive"
-    assert analysis.base_name("void sgemm_warptiled<Tiling<1, 2>>(int)") == "sgemm_warptiled"
-    assert analysis.short_name(TEMPLATED) == "sgemm_warptiled<Tiling<64, 128, 16> >"
-    assert analysis.is_chapter_kernel(TEMPLATED)
-    assert not analysis.is_chapter_kernel("ladder::fill_uniform(float*, unsigned long)")
+    assert kernels.base_name("sgemm_naive(int, const float *)") == "sgemm_naive"
+    assert kernels.base_name("void sgemm_warptiled<Tiling<1, 2>>(int)") == "sgemm_warptiled"
+    assert kernels.short_name(TEMPLATED) == "sgemm_warptiled<Tiling<64, 128, 16> >"
+    assert kernels.is_chapter_kernel(TEMPLATED)
+    assert not kernels.is_chapter_kernel("ladder::fill_uniform(float*, unsigned long)")
     entries = [{"name": TEMPLATED}, {"name": "ladder::fill_uniform(float*)"},
                {"name": "ch08::sgemm_other(int)"}]
-    assert analysis.select_kernels(entries, None) == [entries[0], entries[2]]
-    assert analysis.select_kernels(entries, "other") == [entries[2]]
+    assert kernels.select_kernels(entries, None) == [entries[0], entries[2]]
+    assert kernels.select_kernels(entries, "other") == [entries[2]]
 
 
 def test_a_missing_binary_says_how_to_build_it(tmp_path):
-    with pytest.raises(analysis.AnalysisError, match=r"build the chapters first"):
-        analysis.require_binary(tmp_path, "04-smem-tiling")
+    with pytest.raises(AnalysisError, match=r"build the chapters first"):
+        require_binary(tmp_path, "04-smem-tiling")
 
 
 def test_the_build_folder_follows_the_environment(tmp_path, monkeypatch):
-    monkeypatch.delenv(analysis.BUILD_DIR_VARIABLE, raising=False)
-    assert analysis.build_dir(tmp_path) == tmp_path / "build"
-    monkeypatch.setenv(analysis.BUILD_DIR_VARIABLE, str(tmp_path / "other"))
-    assert analysis.build_dir(tmp_path) == tmp_path / "other"
+    monkeypatch.delenv(BUILD_DIR_VARIABLE, raising=False)
+    assert build_dir(tmp_path) == tmp_path / "build"
+    monkeypatch.setenv(BUILD_DIR_VARIABLE, str(tmp_path / "other"))
+    assert build_dir(tmp_path) == tmp_path / "other"
 
 
 # -- Formatting -----------------------------------------------------------------
 
 
 def test_formatting():
-    assert analysis.format_count(812) == "812"
-    assert analysis.format_count(12345.0) == "12,345"
-    assert analysis.format_count(2684354560.0) == "2.68 G"
-    assert analysis.format_count(134217728.0) == "134 M"
-    assert analysis.format_count(563435.0) == "563 k"
-    assert analysis.format_bytes(512) == "512 B"
-    assert analysis.format_bytes(8192) == "8 KiB"
-    assert analysis.format_bytes(12800) == "12.5 KiB"
-    assert analysis.format_difference(1.25, 1.0) == "+25.0%"
-    assert analysis.format_difference(0.9, 1.0) == "-10.0%"
-    assert analysis.format_difference(None, 1.0) == analysis.DASH
-    assert analysis.format_difference(1.0, 0.0) == analysis.DASH
-    assert analysis.format_ratio(None) == analysis.DASH
+    assert formatting.format_count(812) == "812"
+    assert formatting.format_count(12345.0) == "12,345"
+    assert formatting.format_count(2684354560.0) == "2.68 G"
+    assert formatting.format_count(134217728.0) == "134 M"
+    assert formatting.format_count(563435.0) == "563 k"
+    assert formatting.format_bytes(512) == "512 B"
+    assert formatting.format_bytes(8192) == "8 KiB"
+    assert formatting.format_bytes(12800) == "12.5 KiB"
+    assert formatting.format_difference(1.25, 1.0) == "+25.0%"
+    assert formatting.format_difference(0.9, 1.0) == "-10.0%"
+    assert formatting.format_difference(None, 1.0) == formatting.DASH
+    assert formatting.format_difference(1.0, 0.0) == formatting.DASH
+    assert formatting.format_ratio(None) == formatting.DASH
 
 
 # -- Resources and occupancy ----------------------------------------------------
@@ -88,32 +95,32 @@ RESOURCE = {"name": "ch04::sgemm_smem_tiled(int, float*)", "arch": "sm_90", "reg
             "shared_bytes": 8192, "local_bytes": 0, "stack_bytes": 0}
 
 
-def reported(**overrides) -> analysis.ReportedResources:
+def reported(**overrides) -> ReportedResources:
     values = {"threads_per_block": 1024, "registers_per_thread": 32, "static_smem_bytes": 8192,
               "dynamic_smem_bytes": 0, "local_bytes_per_thread": 0, "blocks_per_sm": 2,
               "occupancy": 1.0}
     arch = overrides.pop("arch", "sm_90")
     values.update(overrides)
-    return analysis.ReportedResources("Test GPU", arch, values)
+    return ReportedResources("Test GPU", arch, values)
 
 
 def test_resources_rows_compute_and_compare():
-    rows = analysis.resources_rows([RESOURCE], [analysis.Launch(1024)], [reported()])
+    rows = resources_rows([RESOURCE], [Launch(1024)], [reported()])
     computed, gpu = rows
     # 1024 threads of 32 registers: 2 blocks fill the SM's 64 warps and its registers.
     assert computed == ["sgemm_smem_tiled", "computed, sm_90", "1024", "32", "8 KiB", "0", "2",
                         "threads, registers", "100.0%", ""]
     assert gpu[1] == "reported by Test GPU" and gpu[-1] == "agrees"
-    launch = [analysis.Launch(1024)]
-    assert analysis.resources_rows([RESOURCE], launch, [reported(blocks_per_sm=1)])[1][-1] == (
+    launch = [Launch(1024)]
+    assert resources_rows([RESOURCE], launch, [reported(blocks_per_sm=1)])[1][-1] == (
         "differs")
     more_registers = reported(registers_per_thread=40)
-    assert analysis.resources_rows([RESOURCE], launch, [more_registers])[1][-1] == "differs"
+    assert resources_rows([RESOURCE], launch, [more_registers])[1][-1] == "differs"
 
 
 def test_dynamic_shared_memory_counts_toward_occupancy():
     # 8 KiB static + 100 KiB dynamic (+ 1 KiB reserved) per block: 2 fit in 228 KiB.
-    (row,) = analysis.resources_rows([RESOURCE], [analysis.Launch(256, 100 * 1024)], [])
+    (row,) = resources_rows([RESOURCE], [Launch(256, 100 * 1024)], [])
     assert row[4] == "8 KiB + 100 KiB dynamic"
     assert row[6:8] == ["2", "shared memory"]
 
@@ -121,13 +128,13 @@ def test_dynamic_shared_memory_counts_toward_occupancy():
 def test_resources_on_another_architecture_check_the_arithmetic_only():
     # An sm_86 build has its own registers; its blocks/SM is compared with
     # blocks_per_sm for what it reported: 1536 threads/SM hold 1 block of 1024.
-    assert analysis.agreement(RESOURCE, analysis.computed_occupancy(RESOURCE, 1024),
+    assert agreement(RESOURCE, computed_occupancy(RESOURCE, 1024),
                               reported(arch="sm_86", registers_per_thread=40,
                                        blocks_per_sm=1)) == "agrees"
-    assert analysis.agreement(RESOURCE, analysis.computed_occupancy(RESOURCE, 1024),
+    assert agreement(RESOURCE, computed_occupancy(RESOURCE, 1024),
                               reported(arch=None)) == "not comparable"
-    assert analysis.arch_of_capability("9.0") == "sm_90"
-    assert analysis.arch_of_capability("12.0") is None
+    assert arch_of_capability("9.0") == "sm_90"
+    assert arch_of_capability("12.0") is None
 
 
 ELF = """
@@ -166,13 +173,13 @@ PTX = """
 
 
 def test_dynamic_shared_memory_from_the_ptx():
-    assert analysis.parse_dynamic_shared(PTX) == {"_ZN4ch1115sgemm_warptiledEv"}
-    assert analysis.parse_dynamic_shared(PTX.replace(".extern", "// none")) == set()
-    assert analysis.parse_dynamic_shared("") is None  # no PTX: cannot tell
+    assert parse_dynamic_shared(PTX) == {"_ZN4ch1115sgemm_warptiledEv"}
+    assert parse_dynamic_shared(PTX.replace(".extern", "// none")) == set()
+    assert parse_dynamic_shared("") is None  # no PTX: cannot tell
 
 
 def test_launch_bounds_from_the_elf():
-    assert analysis.parse_launch_bounds(ELF) == {
+    assert parse_launch_bounds(ELF) == {
         "_ZN4ch0416sgemm_smem_tiledEiiifPKfS1_fPf": 1024, "_Z1kv": 256}
 
 
@@ -187,11 +194,11 @@ LOOP = {
 
 
 def test_mix_rows_and_categories_add_up():
-    categories = analysis.mix_categories(LOOP)
+    categories = mix.mix_categories(LOOP)
     assert categories == {"FFMA": 64, "shared loads": 12, "shared stores": 2,
                           "global loads": 2, "barriers": 2, "other": 18}
     assert sum(categories.values()) == LOOP["instructions"]
-    rows = dict(analysis.mix_rows(LOOP))
+    rows = dict(mix.mix_rows(LOOP))
     assert rows["shared loads, 32-bit (LDS)"] == 8
     assert rows["shared loads, 128-bit (LDS.128)"] == 4
     assert rows["global loads, 128-bit (LDG.E.128)"] == 2
@@ -200,13 +207,13 @@ def test_mix_rows_and_categories_add_up():
 
 
 def test_mix_table_has_a_per_tile_column_when_counted():
-    header, rows = analysis.mix_table(LOOP)
+    header, rows = mix.mix_table(LOOP)
     assert header == ["in the K-loop", "body", "share"]
     assert rows[1] == ["FFMA", "64", "64.0%"]
     loop = copy.deepcopy(LOOP)
     loop["per_k_tile"] = {**copy.deepcopy(LOOP), "inner_trips": 8, "instructions": 200,
                           "ffma": 128}
-    header, rows = analysis.mix_table(loop)
+    header, rows = mix.mix_table(loop)
     assert header[3] == "per K-tile (inner loop \u00d7 8)"
     assert rows[1] == ["FFMA", "64", "64.0%", "128", "64.0%"]
 
@@ -214,11 +221,11 @@ def test_mix_table_has_a_per_tile_column_when_counted():
 def test_pick_kernel_wants_exactly_one(tmp_path):
     results = [{"name": "ch09::sgemm_a<1>(int)"}, {"name": "ch09::sgemm_a<2>(int)"},
                {"name": "ladder::fill_uniform(float*)"}]
-    with pytest.raises(analysis.AnalysisError, match="choose one with :kernel:"):
-        analysis.pick_kernel(results, None, tmp_path)
-    assert analysis.pick_kernel(results, "<2>", tmp_path) is results[1]
-    with pytest.raises(analysis.AnalysisError, match="no sgemm_"):
-        analysis.pick_kernel(results, "<3>", tmp_path)
+    with pytest.raises(AnalysisError, match="choose one with :kernel:"):
+        kernels.pick_kernel(results, None, tmp_path)
+    assert kernels.pick_kernel(results, "<2>", tmp_path) is results[1]
+    with pytest.raises(AnalysisError, match="no sgemm_"):
+        kernels.pick_kernel(results, "<3>", tmp_path)
 
 
 # -- Bank maps -----------------------------------------------------------------
@@ -228,20 +235,20 @@ def test_bank_rows_and_summary():
     report = {"name": "x", "width_bytes": 8, "wavefronts": 4, "ideal_wavefronts": 2,
               "conflict_degree": 2.0,
               "lanes": [{"lane": i, "active": i != 3, "bank": (2 * i) % 32} for i in range(32)]}
-    rows = analysis.bank_rows(report)
+    rows = bankmap.bank_rows(report)
     assert len(rows) == 4 and all(len(row) == 8 for row in rows)
     assert rows[0][:4] == ["0\u21920\u20131", "1\u21922\u20133", "2\u21924\u20135", "3: off"]
-    assert analysis.bank_summary(report) == "4 wavefronts, 2-way (ideal 2)"
+    assert bankmap.bank_summary(report) == "4 wavefronts, 2-way (ideal 2)"
     report["conflict_degree"] = 1.5
-    assert analysis.bank_summary(report) == "4 wavefronts, 1.50-way (ideal 2)"
+    assert bankmap.bank_summary(report) == "4 wavefronts, 1.50-way (ideal 2)"
 
 
 # -- ncu counters ----------------------------------------------------------------
 
 
-def counters(**values) -> analysis.KernelCounters:
-    metrics = {analysis.METRIC[key]: value for key, value in values.items()}
-    return analysis.KernelCounters("sgemm_x(int)", metrics)
+def counters(**values) -> KernelCounters:
+    metrics = {METRIC[key]: value for key, value in values.items()}
+    return KernelCounters("sgemm_x(int)", metrics)
 
 
 def test_ncu_ratios():
@@ -257,45 +264,45 @@ def test_ncu_row_with_a_model():
     kernel = counters(ld_instructions=100.0, ld_wavefronts=125.0, ld_conflicts=25.0,
                       st_instructions=10.0, st_wavefronts=10.0, st_conflicts=0.0)
     models = (True, False)
-    top, bottom = analysis.ncu_header(models)
-    row = analysis.ncu_row("04-x", kernel, 1.0, None, models)
+    top, bottom = ncu_header(models)
+    row = ncu_row("04-x", kernel, 1.0, None, models)
     assert len(row) == len(bottom) == 2 + 6 + 4 + 1
     assert dict(zip(bottom[:8], row[:8])) == {
         "chapter": "04-x", "kernel": "sgemm_x", "instructions": "100", "wavefronts": "125",
         "wavefronts/instr.": "1.25", "model": "1.00", "difference": "+25.0%",
         "bank conflicts": "25"}
-    assert row[-1] == analysis.DASH
+    assert row[-1] == formatting.DASH
     assert top[2] == ("shared loads", 6)
 
 
 def test_model_values_one_or_one_per_chapter():
-    assert analysis.parse_model(None, 2) == [None, None]
-    assert analysis.parse_model("1.0", 2) == [1.0, 1.0]
-    assert analysis.parse_model("1.0 -", 2) == [1.0, None]
-    with pytest.raises(analysis.AnalysisError):
-        analysis.parse_model("1 2 3", 2)
-    with pytest.raises(analysis.AnalysisError):
-        analysis.parse_model("one", 1)
+    assert parse_model(None, 2) == [None, None]
+    assert parse_model("1.0", 2) == [1.0, 1.0]
+    assert parse_model("1.0 -", 2) == [1.0, None]
+    with pytest.raises(AnalysisError):
+        parse_model("1 2 3", 2)
+    with pytest.raises(AnalysisError):
+        parse_model("one", 1)
     # A name is the bank model's: resolve turns it into wavefronts.
-    assert analysis.parse_model("ch04.a-load 2", 2, resolve=lambda name: 32) == [32.0, 2.0]
+    assert parse_model("ch04.a-load 2", 2, resolve=lambda name: 32) == [32.0, 2.0]
 
 
 def test_ncu_fixture_reads():
-    ncu = analysis.load_ncu(FIXTURES, "h200")
-    entry = analysis.ncu_entry(ncu, "04-smem-tiling")
-    (kernel,) = analysis.entry_kernels(entry)
+    ncu = load_ncu(FIXTURES, "h200")
+    entry = ncu_entry(ncu, "04-smem-tiling")
+    (kernel,) = entry_kernels(entry)
     assert kernel.per_instruction("ld") == 1.25
-    assert analysis.entry_kernels(analysis.ncu_entry(ncu, "06-2d-register-tiling")) == []
-    assert analysis.ncu_entry(ncu, "transpose")["size"] == "4096"
-    assert analysis.ncu_entry({"transpose": {"size": "1", "kernels": {}}}, "transpose")
-    assert analysis.load_ncu(FIXTURES, "fake-gpu") is None
+    assert entry_kernels(ncu_entry(ncu, "06-2d-register-tiling")) == []
+    assert ncu_entry(ncu, "transpose")["size"] == "4096"
+    assert ncu_entry({"transpose": {"size": "1", "kernels": {}}}, "transpose")
+    assert load_ncu(FIXTURES, "fake-gpu") is None
 
 
 # -- The sweep ---------------------------------------------------------------------
 
 
 def test_sweep_in_the_layout_of_code_sweep_py():
-    sweep = analysis.load_sweep(FIXTURES, "h200", "09-autotuning")
+    sweep = sweep_results.load_sweep(FIXTURES, "h200", "09-autotuning")
     assert len(sweep.configs) == 14
     assert sweep.winner["params"] == {"BM": 128, "BN": 128, "BK": 16}
     assert sweep.median_gflops == 5650.0
@@ -304,7 +311,7 @@ def test_sweep_in_the_layout_of_code_sweep_py():
     assert len(top) == 10 and top[0] is sweep.winner
     # The incorrect one was faster than the second, and is not ranked.
     assert all(config["correct"] for config in top)
-    header, rows = analysis.sweep_rows(sweep)
+    header, rows = sweep_results.sweep_rows(sweep)
     assert header == ["#", "BM", "BN", "BK", "GFLOP/s", "% of cuBLAS", "registers", "blocks/SM"]
     assert rows[0] == ["1 (fastest)", "128", "128", "16", "15,000", "75.0%", "128", "2"]
     assert rows[1][0] == "2"
@@ -312,10 +319,10 @@ def test_sweep_in_the_layout_of_code_sweep_py():
     # when it is not the fastest.
     second = top[1]
     source = "using Chosen = Tiling<{BM}, {BN}, {BK}>;".format(**second["params"])
-    assert analysis.committed_config(sweep, source) is second
-    _, marked = analysis.sweep_rows(sweep, committed=second)
+    assert sweep_results.committed_config(sweep, source) is second
+    _, marked = sweep_results.sweep_rows(sweep, committed=second)
     assert marked[0][0] == "1 (fastest)" and marked[1][0] == "2 (committed)"
-    assert analysis.committed_config(sweep, "no configuration here") is None
+    assert sweep_results.committed_config(sweep, "no configuration here") is None
 
 
 def test_sweep_in_the_flat_layout():
@@ -323,7 +330,7 @@ def test_sweep_in_the_flat_layout():
         {"params": {"BM": 64}, "correct": True, "gflops": 10.0, "registers": 90},
         {"params": {"BM": 128}, "correct": True, "gflops": 30.0},
         {"params": {"BM": 256}, "correct": False, "gflops": 99.0}]}
-    sweep = analysis.parse_sweep(content, "flat")
+    sweep = sweep_results.parse_sweep(content, "flat")
     assert sweep.winner["params"] == {"BM": 128}  # no "winner": the fastest correct
     assert sweep.median_gflops == 20.0
     assert sweep.size == (1024, 1024, 1024)
@@ -341,14 +348,14 @@ def test_sweep_pairs_compare_configurations_that_differ_in_one_parameter():
         # Unpaired: its twin is incorrect, so it is left out.
         {"params": {"BM": 512, "S": 0}, "correct": True, "gflops": 40.0},
         {"params": {"BM": 512, "S": 1}, "correct": False, "gflops": 99.0}]}
-    stats = analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "S")
+    stats = sweep_results.sweep_pairs(sweep_results.parse_sweep(content, "pairs"), "S")
     assert (stats["low"], stats["high"], stats["pairs"], stats["high_wins"]) == (0, 1, 3, 2)
     assert stats["median"] == pytest.approx(1.1)
     assert stats["min"] == pytest.approx(0.9) and stats["max"] == pytest.approx(1.2)
-    with pytest.raises(data.ResultsError, match="must take two values"):
-        analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "BM")
+    with pytest.raises(results.ResultsError, match="must take two values"):
+        sweep_results.sweep_pairs(sweep_results.parse_sweep(content, "pairs"), "BM")
     # A sweep that did not vary the parameter (an older one) has no pairs.
-    assert analysis.sweep_pairs(analysis.parse_sweep(content, "pairs"), "WN") is None
+    assert sweep_results.sweep_pairs(sweep_results.parse_sweep(content, "pairs"), "WN") is None
 
 
 @pytest.mark.parametrize("content, message", [
@@ -358,8 +365,8 @@ def test_sweep_pairs_compare_configurations_that_differ_in_one_parameter():
     ({"configs": [{"params": {}, "result": {}}]}, r"result\.status is missing"),
 ])
 def test_bad_sweeps_are_errors(content, message):
-    with pytest.raises(data.ResultsError, match=message):
-        analysis.parse_sweep(content, "sweep.json")
+    with pytest.raises(results.ResultsError, match=message):
+        sweep_results.parse_sweep(content, "sweep.json")
 
 
 # -- The transpose exercise ---------------------------------------------------------
@@ -368,10 +375,10 @@ def test_bad_sweeps_are_errors(content, message):
 def test_issue_kernels_pair_the_chapter_with_cublas():
     entry = {"kernels": {"void ch12::sgemm_warptiled<T>(int)": {"a": 1.0},
                          "sm80_xmma_gemm_f32": {"a": 2.0}}}
-    (ours, _), (theirs, _) = analysis.issue_kernels(entry)
+    (ours, _), (theirs, _) = issue.issue_kernels(entry)
     assert "sgemm_" in ours and theirs == "sm80_xmma_gemm_f32"
-    assert analysis.issue_kernels({"kernels": {"sgemm_a": {}, "sgemm_b": {}}}) is None
-    assert analysis.issue_kernels({"error": ["ncu failed"]}) is None
+    assert issue.issue_kernels({"kernels": {"sgemm_a": {}, "sgemm_b": {}}}) is None
+    assert issue.issue_kernels({"error": ["ncu failed"]}) is None
 
 
 def test_issue_rows_compute_the_ffma_share_and_show_missing_metrics_as_dashes():
@@ -379,40 +386,40 @@ def test_issue_rows_compute_the_ffma_share_and_show_missing_metrics_as_dashes():
             "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 57.6e9,
             "smsp__issue_active.avg.per_cycle_active": 0.84,
             "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": 0.01}
-    rows = {row[0]: row[1:] for row in analysis.issue_rows(ours, {})}
-    assert rows["FFMA share of the instructions (%)"] == ["90.0", analysis.DASH]
-    assert rows["instructions issued per scheduler per cycle"] == ["0.84", analysis.DASH]
-    assert rows["stall: waiting at __syncthreads() (barrier)"] == ["0.01", analysis.DASH]
-    assert rows["time (ms)"] == [analysis.DASH, analysis.DASH]
+    rows = {row[0]: row[1:] for row in issue.issue_rows(ours, {})}
+    assert rows["FFMA share of the instructions (%)"] == ["90.0", formatting.DASH]
+    assert rows["instructions issued per scheduler per cycle"] == ["0.84", formatting.DASH]
+    assert rows["stall: waiting at __syncthreads() (barrier)"] == ["0.01", formatting.DASH]
+    assert rows["time (ms)"] == [formatting.DASH, formatting.DASH]
 
 
 def test_transpose_rows():
-    content = analysis.load_transpose(FIXTURES, "h200")
+    content = transpose.load_transpose(FIXTURES, "h200")
     first, second = content["sizes"]
-    rows = analysis.transpose_rows(first)
+    rows = transpose.transpose_rows(first)
     assert [row[0] for row in rows] == ["copy", "naive", "tiled_32x32", "tiled_32x33",
                                         "tiled_swizzled", "cudaMemcpy"]
     assert rows[2] == ["tiled_32x32", "0.1200 [0.1188\u20130.1224]", "1,083", "39.6%", "yes"]
     assert rows[4][-1] == "NO (12 differ)"
-    assert analysis.transpose_rows(second) == [["copy", "not timed", analysis.DASH,
-                                                analysis.DASH, "yes"]]
-    entry = analysis.ncu_entry(analysis.load_ncu(FIXTURES, "h200"), "transpose")
-    counter_rows = analysis.transpose_counter_rows(entry, ["tiled_32x32", "tiled_32x33", "odd"])
+    assert transpose.transpose_rows(second) == [["copy", "not timed", formatting.DASH,
+                                                formatting.DASH, "yes"]]
+    entry = ncu_entry(load_ncu(FIXTURES, "h200"), "transpose")
+    counter_rows = transpose.transpose_counter_rows(entry, ["tiled_32x32", "tiled_32x33", "odd"])
     assert counter_rows[0] == ["tiled_32x32", "100", "3,200", "32.00", "3,100"]
     assert counter_rows[1][3] == "1.00"
-    assert counter_rows[2] == ["odd"] + [analysis.DASH] * 4
+    assert counter_rows[2] == ["odd"] + [formatting.DASH] * 4
 
 
 def test_a_transpose_file_without_sizes_is_an_error(tmp_path):
     (tmp_path / "h200").mkdir()
     (tmp_path / "h200" / "transpose.json").write_text('{"sizes": [{"rows": 1}]}')
-    with pytest.raises(data.ResultsError, match="needs rows, cols and variants"):
-        analysis.load_transpose(tmp_path, "h200")
+    with pytest.raises(results.ResultsError, match="needs rows, cols and variants"):
+        transpose.load_transpose(tmp_path, "h200")
 
 
 # -- Scratch builds against the binaries -------------------------------------------
 
-BUILD = Path(os.environ.get(analysis.BUILD_DIR_VARIABLE, ROOT / "build"))
+BUILD = Path(os.environ.get(BUILD_DIR_VARIABLE, ROOT / "build"))
 NEEDED = ["bankmap", "01-naive", "04-smem-tiling", "08-warp-tiling"]
 
 
@@ -472,7 +479,7 @@ def build_page(python: str, tmp_path: Path, page: str, results: Path,
          str(tmp_path / "out")],
         capture_output=True, text=True, timeout=240,
         env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
-                 **{analysis.BUILD_DIR_VARIABLE: str(build)}),
+                 **{BUILD_DIR_VARIABLE: str(build)}),
     )
 
 
@@ -532,9 +539,9 @@ EVERY_DIRECTIVE = """# Scratch
 def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     source = ROOT / "chapters" / "04-smem-tiling" / "kernel.cu"
     assert source.is_file()
-    resources = analysis.kernel_resources(binaries / "bin" / "04-smem-tiling")
-    (kernel,) = analysis.select_kernels(resources, None)
-    occ = analysis.computed_occupancy(kernel, 1024)
+    resources = kernel_resources(binaries / "bin" / "04-smem-tiling")
+    (kernel,) = kernels.select_kernels(resources, None)
+    occ = computed_occupancy(kernel, 1024)
     measured = {"threads_per_block": 1024, "registers_per_thread": kernel["registers"],
                 "static_smem_bytes": kernel["shared_bytes"], "dynamic_smem_bytes": 0,
                 "local_bytes_per_thread": 0, "blocks_per_sm": occ["blocks_per_sm"],

@@ -1,5 +1,5 @@
 """The measured figures are legible: drawn here with matplotlib as the book
-draws them (docs/_ext/ladder_plots.py, ladder_analysis_plots.py), then
+draws them (figures/by_size.py, figures/sweep.py), then
 measured in display coordinates, in the light and the dark drawing:
 
 - no two x tick labels overlap (chapter 12's sizes once put 1000 over 1024
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -31,8 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-import ladder_analysis_plots as analysis_plots  # noqa: E402
-import ladder_plots as plots  # noqa: E402
+from figures import by_size, style, sweep  # noqa: E402
 
 MODES = ("light", "dark")
 RESULT_FOLDERS = [ROOT / "results", ROOT / "tests" / "fixtures" / "results"]
@@ -57,9 +56,9 @@ def squares(result: dict) -> list[dict]:
                    if e["M"] == e["N"] == e["K"] and "time_ms" in e), key=lambda e: e["M"])
 
 
-def series(result: dict, key: str) -> plots.Series:
+def series(result: dict, key: str) -> by_size.Series:
     entries = squares(result)
-    return plots.Series("GPU", [e["M"] for e in entries], [e[key] for e in entries])
+    return by_size.Series("GPU", [e["M"] for e in entries], [e[key] for e in entries])
 
 
 def sweeps() -> list[tuple[str, list[float], list[bool], int]]:
@@ -139,7 +138,7 @@ def legend_problems(figure, renderer) -> list[str]:
 
 
 def ink_problems(figure, mode: str) -> list[str]:
-    ink = to_rgba(plots.THEMES[mode]["ink"])
+    ink = to_rgba(style.THEMES[mode]["ink"])
     texts = [t for axes in figure.axes for t in
              (axes.xaxis.label, axes.yaxis.label,
               *axes.get_xticklabels(), *axes.get_yticklabels(),
@@ -152,7 +151,7 @@ def ink_problems(figure, mode: str) -> list[str]:
 def drawn(make):
     """Draws a figure (under the book's rc settings) and returns it with its
     renderer; the caller closes it."""
-    with plt.rc_context(plots.RC):
+    with plt.rc_context(style.RC):
         figure = make()
         figure.canvas.draw()
         return figure, figure.canvas.get_renderer()
@@ -164,7 +163,7 @@ def drawn(make):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name,result", BY_SIZE_CASES, ids=[c[0] for c in BY_SIZE_CASES])
 def test_by_size_figure_is_legible(name, result, mode):
-    figure, renderer = drawn(lambda: plots.by_size_figure(
+    figure, renderer = drawn(lambda: by_size.by_size_figure(
         [series(result, "gflops")], [series(result, "cublas_gflops")],
         [series(result, "pct_cublas")], mode))
     try:
@@ -173,7 +172,7 @@ def test_by_size_figure_is_legible(name, result, mode):
             problems += [f"x tick labels overlap: {p}" for p in tick_label_overlaps(axes, renderer)]
             for line in axes.get_lines():
                 joined = line.get_linestyle() not in ("None", "none", "")
-                off = [x for x in line.get_xdata() if not plots.on_series(int(x))]
+                off = [x for x in line.get_xdata() if not by_size.on_series(int(x))]
                 if joined and off:
                     problems.append(f"a line runs through {off}, off the series")
             drawn_sizes = {int(x) for line in axes.get_lines() for x in line.get_xdata()}
@@ -188,7 +187,7 @@ def test_by_size_figure_is_legible(name, result, mode):
 def test_the_crowded_sizes_are_on_the_axis_without_overlap():
     """The made-up case has the sizes that crowded chapter 12's axis: each
     power of two is labelled, every other size has a tick of its own."""
-    figure, _ = drawn(lambda: plots.by_size_figure(
+    figure, _ = drawn(lambda: by_size.by_size_figure(
         [series(MADE_UP_RESULT, "gflops")], [series(MADE_UP_RESULT, "cublas_gflops")],
         [series(MADE_UP_RESULT, "pct_cublas")], "light"))
     try:
@@ -209,7 +208,7 @@ def test_the_crowded_sizes_are_on_the_axis_without_overlap():
                          ids=[c[0] for c in SWEEP_CASES])
 def test_sweep_figure_is_legible(name, rates, correct, committed, mode):
     median = sorted(r for r, ok in zip(rates, correct) if ok)[sum(correct) // 2]
-    figure, renderer = drawn(lambda: analysis_plots.sweep_figure(
+    figure, renderer = drawn(lambda: sweep.sweep_figure(
         rates, correct, committed, median, mode))
     try:
         axes = figure.axes[0]

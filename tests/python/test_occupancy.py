@@ -1,4 +1,4 @@
-"""Tests of code/analysis/occupancy.py.
+"""Tests of code/ladder_tools/occupancy.py.
 
 Three kinds: cases worked by hand (the arithmetic in the comments), a
 comparison with NVIDIA's own occupancy calculator (the cuda_occupancy.h
@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "code" / "analysis"))
-import occupancy  # noqa: E402
-import sass_mix  # noqa: E402
+sys.path.insert(0, str(REPO / "code"))
+from ladder_tools import occupancy, sass_mix  # noqa: E402
 
 KIB = 1024
 

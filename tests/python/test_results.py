@@ -1,5 +1,5 @@
 """The committed results pass the checks the measure command runs before it
-writes them (code/results_check.py), for every results/<gpu>/ folder:
+writes them (code/ladder_tools/results_check.py), for every results/<gpu>/ folder:
 
 - every chapter binary the chapters' CMakeLists.txt declare has a result;
 - every size is correct;
@@ -25,7 +25,7 @@ from common import ROOT
 
 sys.path.insert(0, str(ROOT / "code"))
 import measure  # noqa: E402
-import results_check as rc  # noqa: E402
+from ladder_tools import results_check as rc  # noqa: E402
 
 RESULTS = ROOT / "results"
 REFERENCE = RESULTS / "h200"

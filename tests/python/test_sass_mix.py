@@ -1,4 +1,4 @@
-"""Tests of code/analysis/sass_mix.py on SASS that nvcc really produces.
+"""Tests of code/ladder_tools/sass_mix.py on SASS that nvcc really produces.
 
 Small kernels are compiled for sm_90 into a temporary folder; each is built
 so that its loop must contain a known kind of instruction. Skipped when nvcc
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "code" / "analysis"))
-import sass_mix  # noqa: E402
+sys.path.insert(0, str(REPO / "code"))
+from ladder_tools import sass_mix  # noqa: E402
 
 # Each kernel is written so that the compiler has no choice about the
 # instruction under test; the comment says why.

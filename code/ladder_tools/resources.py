@@ -1,0 +1,192 @@
+"""Registers, shared memory, spills and the occupancy they allow, per kernel.
+
+Computed from a chapter's binary (ladder_tools.occupancy on ``cuobjdump
+-res-usage``), with the launch a kernel needs besides: its block size (from
+its ``__launch_bounds__`` when it has them) and whether it uses dynamic
+shared memory (from its PTX). A GPU's result may report what the driver
+said of the same kernel (its "resources"); resources_rows sets the two side
+by side and says whether they agree.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ladder_tools import occupancy
+from ladder_tools.binaries import AnalysisError, cached, cuobjdump, stamp
+from ladder_tools.formatting import DASH, format_bytes, format_percent
+from ladder_tools.kernels import short_name
+
+#: The architecture the book's binaries are compiled for (the H200's).
+BOOK_ARCH = "sm_90"
+
+
+def kernel_resources(path: Path) -> list[dict]:
+    """occupancy.read_resources of a binary, cached."""
+    def compute():
+        try:
+            return occupancy.read_resources(path)
+        except (OSError, RuntimeError) as error:
+            raise AnalysisError(f"cannot read the resources of {path}: {error}") from error
+    return cached(("res", *stamp(path)), compute)
+
+
+_SECTION = re.compile(r"^\.nv\.info\.(\S+)")
+_VALUES = re.compile(r"0x([0-9a-fA-F]+)")
+
+
+def parse_launch_bounds(elf_text: str) -> dict[str, int]:
+    """Mangled kernel name -> the block size its __launch_bounds__ (PTX
+    .maxntid) allows, from ``cuobjdump -elf``: each kernel's .nv.info section
+    holds EIATTR_MAX_THREADS with x, y, z. A kernel without launch bounds has
+    none. The first architecture listed wins."""
+    bounds: dict[str, int] = {}
+    section = None
+    wanted = False
+    for line in elf_text.splitlines():
+        if match := _SECTION.match(line.strip()):
+            section, wanted = match.group(1), False
+        elif section and "EIATTR_MAX_THREADS" in line:
+            wanted = True
+        elif wanted and line.strip().startswith("Value:"):
+            threads = math.prod(int(v, 16) for v in _VALUES.findall(line)[:3])
+            bounds.setdefault(section, threads)
+            wanted = False
+    return bounds
+
+
+def launch_bounds(path: Path) -> dict[str, int]:
+    """parse_launch_bounds of a binary, cached."""
+    return cached(("bounds", *stamp(path)),
+                  lambda: parse_launch_bounds(cuobjdump(path, "-elf")))
+
+
+def arch_of_capability(capability: str | None) -> str | None:
+    """'9.0' -> 'sm_90', when occupancy.py knows that architecture."""
+    match = re.fullmatch(r"(\d+)\.(\d+)", capability or "")
+    arch = f"sm_{match.group(1)}{match.group(2)}" if match else None
+    return arch if arch in occupancy.ARCHS else None
+
+
+def computed_occupancy(resource: dict, threads: int, dynamic_smem: int = 0) -> dict:
+    """occupancy.blocks_per_sm for one kernel of a binary, on its own
+    architecture, launched with ``threads`` and ``dynamic_smem`` bytes."""
+    arch = resource["arch"] if resource["arch"] in occupancy.ARCHS else BOOK_ARCH
+    return occupancy.blocks_per_sm(arch, threads, resource["registers"],
+                                   resource["shared_bytes"] + dynamic_smem)
+
+
+def format_shared(static: int, dynamic: int) -> str:
+    """'12 KiB', or '0 B + 48 KiB dynamic' for memory sized at launch."""
+    text = format_bytes(static)
+    return f"{text} + {format_bytes(dynamic)} dynamic" if dynamic else text
+
+
+_EXTERN_SHARED = re.compile(r"^\s*\.extern\s+\.shared\b.*?([\w$]+)\s*\[\s*\]", re.MULTILINE)
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)", re.MULTILINE)
+
+
+def parse_dynamic_shared(ptx: str) -> set[str] | None:
+    """The kernels (mangled) whose PTX uses dynamic shared memory (an
+    ``.extern .shared`` array, sized at launch), from ``cuobjdump -ptx``;
+    None when the binary holds no PTX to tell."""
+    entries = list(_ENTRY.finditer(ptx))
+    if not entries:
+        return None
+    arrays = set(_EXTERN_SHARED.findall(ptx))
+    users = set()
+    for index, entry in enumerate(entries):
+        end = entries[index + 1].start() if index + 1 < len(entries) else len(ptx)
+        body = ptx[entry.end():end]
+        if any(re.search(rf"\b{re.escape(name)}\b", body) for name in arrays):
+            users.add(entry.group(1))
+    return users
+
+
+LIMIT_NAMES = {"threads": "threads", "registers": "registers",
+               "shared_memory": "shared memory", "blocks": "blocks per SM cap"}
+
+
+@dataclass(frozen=True)
+class ReportedResources:
+    """What one GPU reported for a chapter's kernel (a result's "resources")."""
+
+    gpu: str  #: the GPU's name, for the table
+    arch: str | None  #: its architecture when occupancy.py knows it
+    data: dict  #: the result's "resources" object
+
+
+def agreement(computed: dict, occ: dict, reported: ReportedResources) -> str:
+    """'agrees' when the GPU reported what was computed; 'differs' otherwise.
+
+    On the binary's own architecture the registers and the blocks per SM are
+    compared with the computation from the binary; on another architecture
+    (whose build has other registers) the blocks per SM the GPU reported are
+    compared with blocks_per_sm for its registers and shared memory.
+    """
+    r = reported.data
+    if reported.arch is None:
+        return "not comparable"
+    if reported.arch == occ["arch"]:
+        same = (r.get("registers_per_thread") == computed["registers"]
+                and r.get("blocks_per_sm") == occ["blocks_per_sm"])
+    else:
+        expected = occupancy.blocks_per_sm(
+            reported.arch, r["threads_per_block"], r["registers_per_thread"],
+            r.get("static_smem_bytes", 0) + r.get("dynamic_smem_bytes", 0))
+        same = r.get("blocks_per_sm") == expected["blocks_per_sm"]
+    return "agrees" if same else "differs"
+
+
+def dynamic_shared_users(path: Path) -> set[str] | None:
+    """parse_dynamic_shared of a binary, cached."""
+    return cached(("dynamic", *stamp(path)),
+                  lambda: parse_dynamic_shared(cuobjdump(path, "-ptx")))
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a kernel is launched: its block size and dynamic shared memory."""
+
+    threads: int
+    dynamic_smem: int = 0
+
+
+RESOURCES_HEADER = ["kernel", "", "threads/block", "registers/thread", "shared memory",
+                    "spills (local B/thread)", "blocks/SM", "limited by", "occupancy", "check"]
+
+
+def resources_rows(resources: list[dict], launches: list[Launch],
+                   reported: list[ReportedResources]) -> list[list[str]]:
+    """The {ladder-resources} table: per kernel (launched as ``launches``
+    says) a computed row, then one row per GPU that reported the kernel's
+    resources."""
+    rows = []
+    for resource, launch in zip(resources, launches, strict=True):
+        occ = computed_occupancy(resource, launch.threads, launch.dynamic_smem)
+        rows.append([
+            short_name(resource["name"]), f"computed, {occ['arch']}", str(launch.threads),
+            str(resource["registers"]),
+            format_shared(resource["shared_bytes"], launch.dynamic_smem),
+            str(resource["local_bytes"]), str(occ["blocks_per_sm"]),
+            ", ".join(LIMIT_NAMES[name] for name in occ["limited_by"]),
+            format_percent(100 * occ["occupancy"]), "",
+        ])
+        for gpu in reported:
+            r = gpu.data
+            occupancy_text = (format_percent(100 * r["occupancy"])
+                              if isinstance(r.get("occupancy"), (int, float)) else DASH)
+            smem = r.get("static_smem_bytes")
+            dynamic = r.get("dynamic_smem_bytes")
+            rows.append([
+                "", f"reported by {gpu.gpu}", str(r.get("threads_per_block", DASH)),
+                str(r.get("registers_per_thread", DASH)),
+                format_shared(smem, dynamic if isinstance(dynamic, int) else 0)
+                if isinstance(smem, int) else DASH,
+                str(r.get("local_bytes_per_thread", DASH)), str(r.get("blocks_per_sm", DASH)),
+                "", occupancy_text, agreement(resource, occ, gpu),
+            ])
+    return rows

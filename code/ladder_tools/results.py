@@ -1,0 +1,265 @@
+"""The measured results: finding, reading and checking them.
+
+Plain functions of files and values, for the book (docs/_ext), the figures
+(figures/) and the tests. The measure command writes, for every GPU it ran
+on (see docs/results-schema.md)::
+
+    results/<gpu>/chapters/<slug>.json   one chapter's sizes, times, errors
+    results/<gpu>/baseline.json          the FP32 FMA peak, the copy bandwidth
+    results/<gpu>/ncu.json, issue.json   one entry per chapter (load_chapters_file)
+
+A result is *stale* when a file it was built from has changed since it was
+measured: the numbers belong to other code. What a result was built from, and
+the test, live in ladder_tools.provenance, shared with the measure and sweep
+commands that record it. The checks a run must pass before it is written
+are in ladder_tools.results_check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from ladder_tools import provenance as provenance_tools
+
+#: The GPU the book is written against; it comes first wherever GPUs are listed.
+REFERENCE_GPU = "h200"
+#: Environment variable that points the book at another results folder (tests).
+RESULTS_DIR_VARIABLE = "LADDER_RESULTS_DIR"
+#: The results schema this code reads.
+SCHEMA_VERSION = 1
+#: The size every chapter is compared at.
+HEADLINE_SIZE = (4096, 4096, 4096)
+
+
+class ResultsError(ValueError):
+    """A results file, or a request for a value, that the book cannot use."""
+
+
+# --------------------------------------------------------------------------
+# Finding and reading results
+# --------------------------------------------------------------------------
+
+
+def results_root(repo_root: str | os.PathLike) -> Path:
+    """The results folder: $LADDER_RESULTS_DIR when set, else <repo>/results."""
+    override = os.environ.get(RESULTS_DIR_VARIABLE)
+    return Path(override) if override else Path(repo_root) / "results"
+
+
+def gpu_folders(root: str | os.PathLike) -> list[str]:
+    """The GPU folders under ``root``: the reference GPU first, then by name."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    names = sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir() and not entry.name.startswith((".", "_"))
+    )
+    return sorted(names, key=lambda name: name != REFERENCE_GPU)
+
+
+def chapter_slugs(repo_root: str | os.PathLike) -> list[str]:
+    """The chapters in the tree, in order: folders chapters/NN-slug/ that hold
+    a kernel file or a chapter page."""
+    chapters = Path(repo_root) / "chapters"
+    if not chapters.is_dir():
+        return []
+    return sorted(
+        entry.name
+        for entry in chapters.iterdir()
+        if re.fullmatch(r"\d\d-[a-z0-9-]+", entry.name)
+        and ((entry / "kernel.cu").is_file() or (entry / "chapter.md").is_file())
+    )
+
+
+def read_json(path: Path) -> dict:
+    """The JSON object in ``path``; a file that is not one is an error."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ResultsError(f"{path}: cannot read it as JSON: {error}") from error
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
+_NUMBER = (int, float)
+#: Fields every size has, and the fields a timed size has besides (a size can
+#: be checked without being timed: --check-only, or over the time budget).
+_SIZE_FIELDS = {"M": int, "N": int, "K": int, "max_rel_err": _NUMBER, "correct": bool}
+_TIMED_FIELDS = {"time_ms": dict, "cublas_time_ms": dict, "gflops": _NUMBER,
+                 "cublas_gflops": _NUMBER, "pct_cublas": _NUMBER}
+
+
+def is_timed(entry: dict) -> bool:
+    """Whether a size of a chapter result was timed."""
+    return "time_ms" in entry
+
+
+def _has_type(value, kind) -> bool:
+    """isinstance, except that true and false are not numbers."""
+    if isinstance(value, bool):
+        return kind is bool
+    return isinstance(value, kind)
+
+
+def _check_size(entry, where: str) -> list[str]:
+    if not isinstance(entry, dict):
+        return [f"{where} is not an object"]
+    wanted = {**_SIZE_FIELDS, **(_TIMED_FIELDS if is_timed(entry) else {})}
+    problems = [f"{where}.{field} is missing or of the wrong type"
+                for field, kind in wanted.items() if not _has_type(entry.get(field), kind)]
+    for field in ("time_ms", "cublas_time_ms"):
+        times = entry.get(field)
+        if is_timed(entry) and isinstance(times, dict) and not all(
+            isinstance(times.get(key), _NUMBER) for key in ("median", "min", "max")
+        ):
+            problems.append(f"{where}.{field} needs median, min and max")
+    return problems
+
+
+def check_chapter_result(data: dict, slug: str) -> list[str]:
+    """What is wrong with a chapter result, one sentence each; empty if usable."""
+    problems = []
+    if data.get("schema") != SCHEMA_VERSION:
+        problems.append(f"schema is {data.get('schema')!r}, this book reads {SCHEMA_VERSION}")
+    if data.get("chapter") != slug:
+        problems.append(f"chapter is {data.get('chapter')!r}, expected {slug!r}")
+    provenance = data.get("provenance")
+    if not isinstance(provenance, dict):
+        problems.append("provenance is missing")
+    else:
+        for field in ("gpu", "source"):
+            if not isinstance(provenance.get(field), str):
+                problems.append(f"provenance.{field} is missing")
+    sizes = data.get("sizes")
+    if not isinstance(sizes, list) or not sizes:
+        problems.append("sizes is missing or empty")
+        return problems
+    for index, entry in enumerate(sizes):
+        problems += _check_size(entry, f"sizes[{index}]")
+    return problems
+
+
+def staleness(provenance: dict, repo_root: str | os.PathLike) -> str | None:
+    """Why a result no longer matches the tree, or None when it still does
+    (see ladder_tools.provenance)."""
+    return provenance_tools.staleness(provenance, Path(repo_root))
+
+
+@dataclass(frozen=True)
+class ChapterResult:
+    """One chapter measured on one GPU."""
+
+    gpu: str  #: the GPU's folder name under results/, e.g. "h200"
+    path: Path  #: the JSON file it came from
+    data: dict  #: the file's content, checked by check_chapter_result
+    stale: str | None  #: why it is stale, None when it matches the tree
+
+    @property
+    def provenance(self) -> dict:
+        return self.data["provenance"]
+
+    @property
+    def title(self) -> str:
+        return self.data.get("title") or self.data["chapter"]
+
+    def at(self, size: tuple[int, int, int]) -> dict | None:
+        """The measurement at one M x N x K, or None if that size was not run."""
+        for entry in self.data["sizes"]:
+            if (entry["M"], entry["N"], entry["K"]) == tuple(size):
+                return entry
+        return None
+
+    def timed_at(self, size: tuple[int, int, int]) -> dict | None:
+        """The measurement at one M x N x K if that size was timed, else None."""
+        entry = self.at(size)
+        return entry if entry is not None and is_timed(entry) else None
+
+
+def chapter_result_path(root: str | os.PathLike, gpu: str, slug: str) -> Path:
+    return Path(root) / gpu / "chapters" / f"{slug}.json"
+
+
+def load_chapter_result(
+    root: str | os.PathLike, gpu: str, slug: str, repo_root: str | os.PathLike
+) -> ChapterResult | None:
+    """One GPU's result for one chapter; None when it has none."""
+    path = chapter_result_path(root, gpu, slug)
+    if not path.is_file():
+        return None
+    data = read_json(path)
+    problems = check_chapter_result(data, slug)
+    if problems:
+        raise ResultsError(f"{path}: " + "; ".join(problems))
+    return ChapterResult(gpu, path, data, staleness(data["provenance"], repo_root))
+
+
+def load_chapter_results(
+    root: str | os.PathLike, slug: str, repo_root: str | os.PathLike
+) -> list[ChapterResult]:
+    """Every GPU's result for one chapter, the reference GPU first."""
+    found = (load_chapter_result(root, gpu, slug, repo_root) for gpu in gpu_folders(root))
+    return [result for result in found if result is not None]
+
+
+def baseline_path(root: str | os.PathLike, gpu: str) -> Path:
+    return Path(root) / gpu / "baseline.json"
+
+
+def load_baseline(root: str | os.PathLike, gpu: str) -> dict | None:
+    """A GPU's baseline.json, or None when it has none."""
+    path = baseline_path(root, gpu)
+    return read_json(path) if path.is_file() else None
+
+
+def gpu_chapter_results(
+    root: str | os.PathLike, gpu: str, repo_root: str | os.PathLike
+) -> list[ChapterResult]:
+    """Every chapter result of one GPU, in chapter order."""
+    folder = Path(root) / gpu / "chapters"
+    if not folder.is_dir():
+        return []
+    slugs = sorted(path.stem for path in folder.glob("*.json"))
+    found = (load_chapter_result(root, gpu, slug, repo_root) for slug in slugs)
+    return [result for result in found if result is not None]
+
+
+def median_cublas_gflops(
+    results: list[ChapterResult], size: tuple[int, int, int]
+) -> float | None:
+    """cuBLAS GFLOP/s at ``size``, the median over the chapters that ran it."""
+    entries = (result.at(size) for result in results)
+    rates = [entry["cublas_gflops"] for entry in entries if entry and is_timed(entry)]
+    return statistics.median(rates) if rates else None
+
+
+def provenance_line(result: ChapterResult) -> str:
+    """GPU, versions, date and commit of one measurement, for under its table."""
+    p = result.provenance
+    parts = [p["gpu"]]
+    for label, field in (("CUDA", "cuda_runtime"), ("cuBLAS", "cublas"), ("driver", "driver")):
+        if p.get(field):
+            parts.append(f"{label} {p[field]}")
+    if p.get("date"):
+        parts.append(f"measured {p['date'][:10]}")
+    if p.get("git_commit"):
+        parts.append(f"commit {p['git_commit']}")
+    return " \u00b7 ".join(parts)
+
+
+def load_chapters_file(path: Path) -> dict | None:
+    """A results file of per-chapter entries written by the measure command
+    (ncu.json, issue.json), or None when there is none."""
+    if not path.is_file():
+        return None
+    content = read_json(path)
+    if not isinstance(content.get("chapters", {}), dict):
+        raise ResultsError(f"{path}: chapters is not an object")
+    return content

@@ -1,0 +1,152 @@
+"""Single values for a page's text: the {ladder} role's requests.
+
+A page quotes a measured number inline as ``[gpu/]slug:size:key`` (one
+chapter at one size), ``[gpu/]baseline:field`` (the GPU's ceilings),
+``[gpu/]floor:size:key`` (the time a size cannot beat) or
+``[gpu/]cublas:size``; this module parses such a request and resolves it
+to the formatted text, and to the result it came from (to mark it stale).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from ladder_tools.formatting import (format_error, format_gflops, format_ms, format_percent,
+                                     parse_size)
+from ladder_tools.results import (REFERENCE_GPU, ChapterResult, ResultsError,
+                                  gpu_chapter_results, load_baseline, load_chapter_result,
+                                  median_cublas_gflops)
+
+#: What an inline value says when nothing was measured.
+NOT_MEASURED = "(not measured)"
+
+#: The values of one chapter at one size that a page may quote.
+CHAPTER_KEYS = {
+    "time_ms": lambda e: f"{format_ms(e['time_ms']['median'])} ms",
+    "cublas_time_ms": lambda e: f"{format_ms(e['cublas_time_ms']['median'])} ms",
+    "gflops": lambda e: f"{format_gflops(e['gflops'])} GFLOP/s",
+    "cublas_gflops": lambda e: f"{format_gflops(e['cublas_gflops'])} GFLOP/s",
+    "pct_cublas": lambda e: format_percent(e["pct_cublas"]),
+    "max_rel_err": lambda e: format_error(e["max_rel_err"]),
+    "rel_norm_err": lambda e: format_error(e["rel_norm_err"]),
+    "correct": lambda e: "correct" if e["correct"] else "incorrect",
+}
+
+#: Values of one chapter at one size read against the GPU's measured FMA
+#: peak (baseline.json): the share of the arithmetic ceiling reached.
+PEAK_KEYS = {
+    "pct_peak": "gflops",
+    "cublas_pct_peak": "cublas_gflops",
+}
+
+#: The fields of baseline.json that a page may quote, with their units.
+BASELINE_KEYS = {
+    "fma_peak_gflops": lambda v: f"{format_gflops(v)} GFLOP/s",
+    "copy_bandwidth_gbs": lambda v: f"{format_gflops(v)} GB/s",
+}
+
+
+#: The two floors of an M x N x K SGEMM on a GPU, from its baseline.json:
+#: 2MNK operations at the FMA peak, and the fewest bytes (A and B read once,
+#: C written once) at the copy bandwidth.
+FLOOR_KEYS = {
+    "fma_ms": lambda m, n, k, b: 2.0 * m * n * k / (b["fma_peak_gflops"] * 1e9) * 1e3,
+    "memory_ms": lambda m, n, k, b: 4.0 * (m * k + k * n + m * n)
+    / (b["copy_bandwidth_gbs"] * 1e9) * 1e3,
+}
+
+
+@dataclass(frozen=True)
+class ValueRequest:
+    """A parsed {ladder} reference.
+
+    ``kind`` is "chapter" (slug, size and key set), "baseline" (key set) or
+    "cublas" (size set: cuBLAS GFLOP/s at that size, the median over every
+    chapter measured on the GPU, the same line the ladder figure draws)."""
+
+    gpu: str
+    kind: str
+    slug: str | None = None
+    size: tuple[int, int, int] | None = None
+    key: str | None = None
+
+
+def parse_value_request(text: str) -> ValueRequest:
+    """Parse '[gpu/]slug:size:key', '[gpu/]baseline:field' or '[gpu/]cublas:size'."""
+    gpu, _, rest = text.strip().rpartition("/")
+    gpu = gpu or REFERENCE_GPU
+    parts = rest.split(":")
+    if parts[0] == "baseline" and len(parts) == 2:
+        if parts[1] not in BASELINE_KEYS:
+            raise ResultsError(
+                f"unknown baseline field {parts[1]!r}; known: {', '.join(BASELINE_KEYS)}"
+            )
+        return ValueRequest(gpu, "baseline", key=parts[1])
+    if parts[0] == "floor" and len(parts) == 3:
+        if parts[2] not in FLOOR_KEYS:
+            raise ResultsError(f"unknown floor {parts[2]!r}; known: {', '.join(FLOOR_KEYS)}")
+        return ValueRequest(gpu, "floor", size=parse_size(parts[1]), key=parts[2])
+    if parts[0] == "cublas" and len(parts) == 2:
+        return ValueRequest(gpu, "cublas", size=parse_size(parts[1]))
+    if len(parts) != 3 or not re.fullmatch(r"\d\d-[a-z0-9-]+", parts[0]):
+        raise ResultsError(
+            f"{text!r} is not '[gpu/]NN-slug:size:key', '[gpu/]baseline:field' "
+            "or '[gpu/]cublas:size'"
+        )
+    slug, size, key = parts
+    if key not in CHAPTER_KEYS and key not in PEAK_KEYS:
+        known = ", ".join([*CHAPTER_KEYS, *PEAK_KEYS])
+        raise ResultsError(f"unknown key {key!r}; known: {known}")
+    return ValueRequest(gpu, "chapter", slug=slug, size=parse_size(size), key=key)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A formatted value for the page and the result it came from, if any."""
+
+    text: str
+    source: ChapterResult | None = None
+
+    @property
+    def stale(self) -> str | None:
+        return self.source.stale if self.source else None
+
+
+def resolve_value(
+    request: ValueRequest, root: str | os.PathLike, repo_root: str | os.PathLike
+) -> Value:
+    """The formatted value a request names; NOT_MEASURED when there is none."""
+    if request.kind == "baseline":
+        baseline = load_baseline(root, request.gpu)
+        value = baseline.get(request.key) if baseline else None
+        if not isinstance(value, (int, float)):
+            return Value(NOT_MEASURED)
+        return Value(BASELINE_KEYS[request.key](value))
+    if request.kind == "floor":
+        baseline = load_baseline(root, request.gpu)
+        try:
+            ms = FLOOR_KEYS[request.key](*request.size, baseline)
+        except (TypeError, KeyError):
+            return Value(NOT_MEASURED)
+        return Value(f"{format_ms(ms)} ms")
+    if request.kind == "cublas":
+        rate = median_cublas_gflops(
+            gpu_chapter_results(root, request.gpu, repo_root), request.size
+        )
+        return Value(NOT_MEASURED if rate is None else f"{format_gflops(rate)} GFLOP/s")
+    result = load_chapter_result(root, request.gpu, request.slug, repo_root)
+    entry = result.at(request.size) if result else None
+    if entry is None:
+        return Value(NOT_MEASURED)
+    if request.key in PEAK_KEYS:
+        baseline = load_baseline(root, request.gpu)
+        peak = baseline.get("fma_peak_gflops") if baseline else None
+        rate = entry.get(PEAK_KEYS[request.key])
+        if not isinstance(peak, (int, float)) or not isinstance(rate, (int, float)):
+            return Value(NOT_MEASURED, result)
+        return Value(format_percent(100.0 * rate / peak) + " of the FMA peak", result)
+    if request.key not in entry:
+        return Value(NOT_MEASURED, result)
+    return Value(CHAPTER_KEYS[request.key](entry), result)

@@ -1,0 +1,113 @@
+"""What every ladder directive and role shares: paths, dependencies, and the
+report of stale results.
+
+Importing this module puts code/ (the ladder_tools package) and the
+repository root (figures/) on sys.path, so that the extension's modules can
+import them whatever conf.py says. A page that shows a stale result (one
+measured on other code than the tree's) records it here; the records are
+written to ``ladder-stale.json`` in the output folder, and with
+``ladder_fail_on_stale = True`` each is also a warning, which fails a ``-W``
+build.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from sphinx.util import logging
+
+REPO = Path(__file__).resolve().parents[2]
+for folder in (REPO / "code", REPO):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+import ladder_nodes  # noqa: E402
+from ladder_tools import binaries, results  # noqa: E402  (code/ is on the path now)
+
+logger = logging.getLogger(__name__)
+
+STALE_REPORT = "ladder-stale.json"
+
+
+class LadderMixin:
+    """Paths and bookkeeping for a directive or role of the extension."""
+
+    @property
+    def repo_root(self) -> Path:
+        return Path(self.config.ladder_repo_root or self.env.srcdir)
+
+    @property
+    def results_root(self) -> Path:
+        return results.results_root(self.repo_root)
+
+    @property
+    def build_dir(self) -> Path:
+        return binaries.build_dir(self.repo_root)
+
+    def track(self, path: Path) -> None:
+        """Rebuild this page when ``path`` changes (a results file, a binary)."""
+        self.env.note_dependency(str(path))
+
+    def record_stale(self, gpu: str, chapter: str | None, path: Path, reason: str) -> None:
+        """Record a stale results file shown on this page for the report;
+        warn if the book asks to."""
+        record = {"gpu": gpu, "chapter": chapter, "file": str(path), "reason": reason,
+                  "page": self.env.docname}
+        records = stale_records(self.env).setdefault(self.env.docname, [])
+        if record not in records:
+            records.append(record)
+        if self.config.ladder_fail_on_stale:
+            logger.warning("stale result %s: %s", path, reason, location=self.get_location(),
+                           type="ladder", subtype="stale")
+
+    def note_stale(self, result: results.ChapterResult) -> None:
+        """record_stale for a stale chapter result."""
+        self.record_stale(result.gpu, result.data["chapter"], result.path, result.stale)
+
+
+def stale_result_box(result: results.ChapterResult):
+    """The warning box over a stale chapter result."""
+    return ladder_nodes.stale_box(
+        "Stale result",
+        f"These numbers from {result.provenance['gpu']} were measured on other "
+        f"code: {result.stale}. Measure again with `python3 code/measure.py`.")
+
+
+def stale_records(env) -> dict[str, list[dict]]:
+    """The stale results recorded so far, by page."""
+    if not hasattr(env, "ladder_stale"):
+        env.ladder_stale = {}
+    return env.ladder_stale
+
+
+def _purge(app, env, docname):
+    stale_records(env).pop(docname, None)
+
+
+def _merge(app, env, docnames, other):
+    stale_records(env).update(
+        {d: r for d, r in stale_records(other).items() if d in docnames})
+
+
+def _write_stale_report(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    records = [r for page in sorted(stale_records(app.env))
+               for r in stale_records(app.env)[page]]
+    report = Path(app.outdir) / STALE_REPORT
+    report.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
+    if records:
+        logger.info("ladder: %d stale result(s) on the pages, listed in %s",
+                    len(records), report)
+
+
+def setup(app):
+    app.add_config_value("ladder_repo_root", None, "env")
+    app.add_config_value("ladder_fail_on_stale", False, "env")
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("build-finished", _write_stale_report)
+    return {"version": "1", "env_version": 1,
+            "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,133 @@
+"""GFLOP/s and % of cuBLAS by square size, one line per GPU ({ladder-plot}).
+
+The data: each GPU's result for one chapter (ladder_tools.results), its
+timed square sizes as three series (by_size_series). Sizes on the series
+(multiples of SERIES_STEP) are joined by the line; the others (1000, 4097:
+sizes no tile divides) are open markers off it, so that the line does not
+spike between 4096 and 4097.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+
+from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
+from ladder_tools.results import ChapterResult, is_timed
+
+
+@dataclass(frozen=True)
+class Series:
+    """One GPU's line: its name and its values by square size."""
+
+    label: str
+    sizes: list[int]
+    values: list[float]
+
+
+#: A size on the line of the by-size figure: a multiple of this (256, 512,
+#: 1024, 2048, 3072, ... 8192). The others (1000, 4097: sizes no tile
+#: divides) are open markers off the line, so that the line does not spike
+#: between 4096 and 4097.
+SERIES_STEP = 256
+
+
+def on_series(size: int) -> bool:
+    """Whether a size is on the line (a multiple of SERIES_STEP)."""
+    return size % SERIES_STEP == 0
+
+
+def _by_size_axes(axes, sizes: list[int]) -> None:
+    """A log2 axis labelled at the powers of two only (labels at 1000 and
+    1024, or at 3072 to 8192, would run into each other); the other
+    measured sizes get a tick without a label."""
+    axes.set_xscale("log", base=2)
+    powers = [size for size in sizes if size & (size - 1) == 0]
+    if len(powers) < 2:  # too few powers of two to read the axis by
+        powers = [sizes[0], sizes[-1]] if len(sizes) > 1 else sizes
+    axes.set_xticks(powers)
+    axes.set_xticklabels([str(size) for size in powers])
+    axes.set_xticks([size for size in sizes if size not in powers], minor=True)
+    axes.set_xticklabels([], minor=True)
+    axes.tick_params(axis="x", which="minor", length=3)
+    axes.grid(False, which="minor")
+    axes.set_xlabel("M = N = K")
+
+
+def _plot_sizes(axes, sizes: list[int], values: list[float], colour: str, label: str,
+                **line) -> None:
+    """One series: a line through the sizes on the series, open markers
+    (unlabelled in the legend) at the others."""
+    joined = [(s, v) for s, v in zip(sizes, values) if on_series(s)]
+    apart = [(s, v) for s, v in zip(sizes, values) if not on_series(s)]
+    if joined:
+        axes.plot(*zip(*joined), color=colour, label=label, **line)
+    if apart and line.get("marker"):
+        axes.plot(*zip(*apart), linestyle="none", marker="o", markerfacecolor="none",
+                  markeredgewidth=1.5, color=colour)
+
+
+def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series],
+                   mode: str):
+    """The matplotlib figure of draw_by_size (for the tests, which measure
+    it); the caller closes it."""
+    theme = THEMES[mode]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    all_sizes = sorted({size for series in gflops for size in series.sizes})
+    apart = [size for size in all_sizes if not on_series(size)]
+    for index, (kernel, library, share) in enumerate(zip(gflops, cublas, pct)):
+        colour = GPU_COLOURS[index % len(GPU_COLOURS)]
+        _plot_sizes(left, kernel.sizes, kernel.values, colour, kernel.label, marker="o")
+        _plot_sizes(left, library.sizes, library.values, colour, f"cuBLAS, {library.label}",
+                    linestyle="--")
+        _plot_sizes(right, share.sizes, share.values, colour, share.label, marker="o")
+    if apart:
+        # One legend entry says what the open markers are.
+        left.plot([], [], linestyle="none", marker="o", markerfacecolor="none",
+                  markeredgewidth=1.5, color=theme["ink"],
+                  label=", ".join(str(size) for size in apart) + " (off the line)")
+    for axes in (left, right):
+        style_axes(axes, theme)
+        _by_size_axes(axes, all_sizes)
+    left.set_ylabel("GFLOP/s")
+    left.yaxis.set_major_formatter(thousands)
+    left.set_ylim(bottom=0)
+    right.set_ylabel("% of cuBLAS")
+    right.set_ylim(0, max(105.0, *(max(s.values) * 1.05 for s in pct)))
+    # Both legends sit below their plot, clear of the lines.
+    for axes in (left, right):
+        legend(axes, theme, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
+    figure.tight_layout()
+    return figure
+
+
+def draw_by_size(gflops: list[Series], cublas: list[Series], pct: list[Series],
+                 mode: str) -> bytes:
+    """GFLOP/s (with each GPU's cuBLAS dashed) and % of cuBLAS, by size; the
+    sizes that are not a multiple of SERIES_STEP as open markers off the
+    line."""
+    with plt.rc_context(RC):
+        return svg(by_size_figure(gflops, cublas, pct, mode))
+
+
+def square_series(result: ChapterResult, key: str) -> Series:
+    """One value (an entry's ``key``) per timed square size of a result, in
+    size order."""
+    squares = sorted(
+        (e for e in result.data["sizes"] if e["M"] == e["N"] == e["K"] and is_timed(e)),
+        key=lambda e: e["M"],
+    )
+    return Series(result.provenance["gpu"], [e["M"] for e in squares],
+                  [e[key] for e in squares])
+
+
+def by_size_series(results: list[ChapterResult]) -> tuple[list[Series], list[Series],
+                                                          list[Series]]:
+    """The GFLOP/s, cuBLAS GFLOP/s and % of cuBLAS series of every result
+    that has a timed square size."""
+    shown = [r for r in results if square_series(r, "gflops").sizes]
+    return tuple([square_series(r, key) for r in shown]
+                 for key in ("gflops", "cublas_gflops", "pct_cublas"))
+
+

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Draws one of the book's figures from the command line, as SVG.
+
+    python3 figures/draw.py sizes 12-final --out sizes.svg
+    python3 figures/draw.py ladder --out ladder.svg
+    python3 figures/draw.py mix --out mix.svg
+    python3 figures/draw.py bankmap transpose.32x32.tile-read --out bank.svg
+    python3 figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
+    python3 figures/draw.py sweep 09-autotuning --out sweep.svg
+
+--mode dark draws the dark page's version. The data is the book's: results/
+(or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
+$LADDER_BUILD_DIR), read through code/ladder_tools; the drawing is the
+figure's module in figures/, as the docs extension calls it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "code")]
+
+from figures import bankmap, by_size, ladder, mix, sweep  # noqa: E402
+from ladder_tools import binaries, results, sweep_results  # noqa: E402
+from ladder_tools.bankmap import run_bankmap  # noqa: E402
+
+
+def draw_sizes(args, mode: str) -> bytes:
+    """GFLOP/s and % of cuBLAS by size for one chapter, every GPU."""
+    found = results.load_chapter_results(results.results_root(ROOT), args.chapter, ROOT)
+    gflops, cublas, pct = by_size.by_size_series(found)
+    if not gflops:
+        sys.exit(f"draw: no GPU has a timed result for {args.chapter}")
+    return by_size.draw_by_size(gflops, cublas, pct, mode)
+
+
+def draw_ladder(args, mode: str) -> bytes:
+    """Every chapter at the headline size, every GPU."""
+    root, slugs = results.results_root(ROOT), results.chapter_slugs(ROOT)
+    bars = []
+    for gpu in results.gpu_folders(root):
+        found = {slug: result for slug in slugs
+                 if (result := results.load_chapter_result(root, gpu, slug, ROOT))}
+        if found:
+            label = next(iter(found.values())).provenance["gpu"]
+            bars.append(ladder.ladder_bars(label, slugs, found, results.load_baseline(root, gpu),
+                                           results.HEADLINE_SIZE))
+    if not bars:
+        sys.exit("draw: no GPU has results for any chapter")
+    return ladder.draw_ladder([slug.replace("-", " ", 1) for slug in slugs], bars, mode)
+
+
+def draw_mix(args, mode: str) -> bytes:
+    """The K-loop mix of every chapter binary that is built."""
+    build = binaries.build_dir(ROOT)
+    found = [(slug, binaries.binary_path(build, slug)) for slug in results.chapter_slugs(ROOT)]
+    bars = mix.mix_bars([(slug, path) for slug, path in found if path.is_file()])
+    if not bars:
+        sys.exit(f"draw: no chapter binary in {build / 'bin'}: build the chapters first")
+    return mix.draw_mix(bars, mode)
+
+
+def draw_bankmap(args, mode: str) -> bytes:
+    """One access of bankmap: a named one, or lanes striding through a tile."""
+    if (args.access is None) == (args.stride is None):
+        sys.exit("draw: give an access name (bankmap --list) or --stride, not both")
+    tool = binaries.require_binary(binaries.build_dir(ROOT), "bankmap")
+    return bankmap.draw_bankmap(run_bankmap(tool, args.access, args.stride, args.width), mode)
+
+
+def draw_sweep(args, mode: str) -> bytes:
+    """A chapter's sweep on one GPU, the committed configuration ringed."""
+    found = sweep_results.load_sweep(results.results_root(ROOT), args.gpu, args.chapter)
+    if found is None:
+        sys.exit(f"draw: no sweep of {args.chapter} on {args.gpu}")
+    committed = sweep_results.committed_config(
+        found, sweep_results.chapter_kernel_text(ROOT, args.chapter))
+    return sweep.draw_sweep(*sweep.sweep_points(found, committed), mode)
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
+    for name, draw in (("sizes", draw_sizes), ("ladder", draw_ladder), ("mix", draw_mix),
+                       ("bankmap", draw_bankmap), ("sweep", draw_sweep)):
+        figure = figures.add_parser(name, help=draw.__doc__)
+        figure.set_defaults(draw=draw)
+        figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
+        figure.add_argument("--mode", choices=["light", "dark"], default="light",
+                            help="the page mode it is drawn for (default light)")
+        if name in ("sizes", "sweep"):
+            figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final")
+        if name == "sweep":
+            figure.add_argument("--gpu", default=results.REFERENCE_GPU,
+                                help=f"the GPU's folder under results/ (default "
+                                     f"{results.REFERENCE_GPU})")
+        if name == "bankmap":
+            figure.add_argument("access", nargs="?", help="an access name (bankmap --list)")
+            figure.add_argument("--stride", type=int, help="lane i reads word i * STRIDE")
+            figure.add_argument("--width", type=int, default=4, help="bytes per lane: 4, 8, 16")
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        args.out.write_bytes(args.draw(args, args.mode))
+    except (results.ResultsError, binaries.AnalysisError) as error:
+        sys.exit(f"draw: {error}")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Each chapter's K-loop body as a bar of instruction counts, stacked by
+family ({ladder-mix-figure}).
+
+The data: the SASS of each chapter binary in the build folder
+(ladder_tools.mix), one MixBar per chapter (mix_bars).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from figures.style import RC, THEMES, legend, style_axes, svg
+from ladder_tools.kernels import select_kernels
+from ladder_tools.mix import ffma_share, kernel_mix, mix_categories
+
+#: The K-loop mix's families, in drawing order, with a colour each (readable
+#: on white and near-black; FFMA, the useful work, the strongest).
+MIX_COLOURS = {
+    "FFMA": "#3d7dd8",
+    "shared loads": "#e0892b",
+    "shared stores": "#c4508f",
+    "global loads": "#3aa56b",
+    "barriers": "#d64541",
+    "other": "#9a9a9a",
+}
+
+
+@dataclass(frozen=True)
+class MixBar:
+    """One chapter's K-loop: its label and its instructions by family."""
+
+    label: str
+    families: dict[str, int]
+
+
+def mix_bars(binaries: list[tuple[str, Path]]) -> list[MixBar]:
+    """A bar per chapter binary, given as (slug, path), whose chapter kernel
+    has a loop. A binary with several kernels (chapter 12's aligned and
+    general paths) is drawn by its fastest path: the loop with the largest
+    FFMA share."""
+    bars = []
+    for slug, path in binaries:
+        looped = [k for k in select_kernels(kernel_mix(path), None) if k["loop"]]
+        if looped:
+            best = max(looped, key=lambda k: ffma_share(k["loop"]))
+            bars.append(MixBar(slug.replace("-", " ", 1), mix_categories(best["loop"])))
+    return bars
+
+
+def draw_mix(bars: list[MixBar], mode: str) -> bytes:
+    """Each chapter's K-loop body as a horizontal bar of instruction counts,
+    stacked by family, the first chapter on top."""
+    theme = THEMES[mode]
+    with plt.rc_context(RC):
+        figure, axes = plt.subplots(figsize=(9, 0.45 * len(bars) + 1.4))
+        positions = list(range(len(bars)))[::-1]
+        left = [0] * len(bars)
+        for family, colour in MIX_COLOURS.items():
+            widths = [bar.families.get(family, 0) for bar in bars]
+            axes.barh(positions, widths, left=left, color=colour, label=family, height=0.7)
+            left = [a + b for a, b in zip(left, widths)]
+        for position, total, bar in zip(positions, left, bars):
+            share = 100 * bar.families.get("FFMA", 0) / total if total else 0
+            axes.text(total, position, f"  {total} ({share:.0f}% FFMA)", va="center",
+                      fontsize="small", color=theme["ink"])
+        style_axes(axes, theme)
+        axes.grid(True, axis="x", color=theme["grid"], linewidth=0.6)
+        axes.grid(False, axis="y")
+        axes.set_yticks(positions)
+        axes.set_yticklabels([bar.label for bar in bars])
+        axes.set_xlabel("instructions in the K-loop body (static count)")
+        axes.set_xlim(0, max(left, default=1) * 1.25)
+        legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        figure.tight_layout()
+        return svg(figure)

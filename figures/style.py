@@ -1,0 +1,64 @@
+"""The look every figure shares: colours, the SVG output, axes and legends.
+
+Each figure is drawn twice, once for the light and once for the dark page
+(furo shows an image with class ``only-light`` or ``only-dark`` in its own
+mode). Backgrounds are transparent; the two drawings differ only in the
+colour of text, axes and grid.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+#: The page modes, each with its text, axis and grid colours.
+THEMES = {
+    "light": {"ink": "#303030", "grid": "#d0d0d0"},
+    "dark": {"ink": "#d0d0d0", "grid": "#505050"},
+}
+#: One colour per GPU, in the order the GPUs are listed (the reference GPU
+#: first); each is mid-contrast, readable on white and on near-black.
+GPU_COLOURS = ["#3d7dd8", "#e0892b", "#3aa56b", "#c4508f", "#8a6fd1", "#9a8b3d"]
+
+#: The rc settings every figure is drawn with: text as text, stable ids.
+RC = {"svg.fonttype": "none", "svg.hashsalt": "ladder"}
+
+#: Axis labels with thousands separators: 12,000.
+thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
+
+
+def style_axes(axes, theme: dict) -> None:
+    """Transparent axes with the mode's ink and grid, no top or right spine."""
+    axes.set_facecolor("none")
+    axes.tick_params(colors=theme["ink"], which="both")
+    for spine in axes.spines.values():
+        spine.set_color(theme["grid"])
+    axes.spines["top"].set_visible(False)
+    axes.spines["right"].set_visible(False)
+    axes.grid(True, color=theme["grid"], linewidth=0.6)
+    axes.set_axisbelow(True)
+    axes.xaxis.label.set_color(theme["ink"])
+    axes.yaxis.label.set_color(theme["ink"])
+    axes.title.set_color(theme["ink"])
+
+
+def legend(axes, theme: dict, **placement) -> None:
+    """A frameless legend in the mode's ink, placed as ``placement`` says."""
+    drawn = axes.legend(frameon=False, fontsize="small", **placement)
+    for text in drawn.get_texts():
+        text.set_color(theme["ink"])
+
+
+def svg(figure) -> bytes:
+    """The figure as SVG (transparent, cropped, no date); closes it."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", transparent=True, bbox_inches="tight",
+                   metadata={"Date": None})
+    plt.close(figure)
+    return buffer.getvalue()

@@ -1,0 +1,78 @@
+"""Every configuration of an autotuning sweep as a point, fastest first
+({ladder-sweep}).
+
+The data: a sweep's results (ladder_tools.sweep_results) and the
+configuration the chapter's kernel file commits to, as plain lists
+(sweep_points).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
+from ladder_tools.sweep_results import Sweep
+
+
+def sweep_points(sweep: Sweep, committed: dict | None
+                 ) -> tuple[list[float], list[bool], int | None, float | None]:
+    """The figure's data: each configuration's rate (0 when untimed) and
+    whether it is correct and timed, the index of the ringed one (the
+    committed configuration, else the sweep's winner) and the median rate
+    of the correct ones."""
+    rates = [c.get("gflops", 0.0) for c in sweep.configs]
+    correct = [c["correct"] and "gflops" in c for c in sweep.configs]
+    ringed = committed if committed is not None else sweep.winner
+    index = next((i for i, c in enumerate(sweep.configs) if c is ringed), None)
+    return rates, correct, index, sweep.median_gflops
+
+
+def sweep_figure(rates: list[float], correct: list[bool], winner: int | None,
+                 median: float | None, mode: str):
+    """The matplotlib figure of draw_sweep (for the tests, which measure
+    it); the caller closes it."""
+    theme = THEMES[mode]
+    order = sorted(range(len(rates)), key=lambda i: -rates[i])
+    figure, axes = plt.subplots(figsize=(9, 3.4))
+    good = [(rank, rates[i]) for rank, i in enumerate(order) if correct[i]]
+    # The y axis spans the correct configurations' rates, not 0 to the top:
+    # their spread is what the figure is for. A configuration below it (an
+    # untimed one, at 0) is drawn on the bottom edge.
+    shown = [rate for _, rate in good] or [rate for rate in rates if rate > 0] or [0.0, 1.0]
+    low, high = min(shown), max(shown)
+    pad = (high - low) * 0.08 or max(high, 1.0) * 0.05
+    bottom, top = max(0.0, low - pad), high + pad
+    bad = [(rank, max(rates[i], bottom)) for rank, i in enumerate(order) if not correct[i]]
+    if good:
+        axes.scatter(*zip(*good), s=14, color=GPU_COLOURS[0], label="correct", zorder=3)
+    if bad:
+        axes.scatter(*zip(*bad), s=26, marker="x", color="#d64541", label="incorrect",
+                     zorder=3, clip_on=False)
+    if winner is not None:
+        axes.scatter([order.index(winner)], [max(rates[winner], bottom)], s=140,
+                     facecolors="none", edgecolors=GPU_COLOURS[1], linewidths=2,
+                     label="committed", zorder=4, clip_on=False)
+    if median is not None:
+        axes.axhline(median, color=theme["ink"], linestyle="--", linewidth=1,
+                     label="median of the correct")
+    style_axes(axes, theme)
+    axes.set_xlabel("configurations, fastest first")
+    axes.set_ylabel("GFLOP/s")
+    axes.yaxis.set_major_formatter(thousands)
+    axes.set_ylim(bottom, top)
+    # Room either side for the ring around the first and the last point.
+    axes.set_xlim(-0.03 * len(rates) - 1, len(rates) * 1.03)
+    # The legend beside the plot, never over a point.
+    legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.tight_layout()
+    return figure
+
+
+def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
+               median: float | None, mode: str) -> bytes:
+    """Every configuration of a sweep as a point, fastest first (a strip
+    sorted by rate); incorrect ones as crosses (an untimed one on the bottom
+    edge), the chosen one ringed, the median of the correct ones as a line.
+    The y axis spans the correct rates, not from 0."""
+    with plt.rc_context(RC):
+        return svg(sweep_figure(rates, correct, winner, median, mode))
