@@ -64,9 +64,10 @@ def ensure_environment(env_dir: Path) -> Path:
 
 
 def doxygen_inputs() -> list[Path]:
-    """The files Doxygen reads: every chapter's kernel and the harness headers."""
+    """The files Doxygen reads: every chapter's kernel header and the harness
+    headers."""
     headers = REPO / "code" / "include" / "ladder"
-    return sorted(REPO.glob("chapters/*/kernel.cu")) + sorted(
+    return sorted(REPO.glob("chapters/*/kernel.cuh")) + sorted(
         [*headers.glob("*.hpp"), *headers.glob("*.cuh")]
     )
 
