@@ -78,7 +78,7 @@ breathe_projects = {
 breathe_default_project = "ladder"
 breathe_domain_by_extension = {"cu": "cpp", "cuh": "cpp", "hpp": "cpp"}
 
-# -- The measured results (docs/_ext/ladder_results.py) --------------------
+# -- The measured results (docs/_ext/ladder_base.py, ladder_results.py) -----
 
 ladder_repo_root = str(REPO)
 # A stale result is marked on its page and listed in ladder-stale.json; set
