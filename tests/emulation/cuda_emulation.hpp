@@ -63,10 +63,11 @@
 
 // Shared memory. Static: one block runs at a time (see above). A test that
 // includes a kernel with `extern __shared__` defines
-// LADDER_EMULATION_EXTERN_SHARED first: `extern static` does not parse, and
-// its `extern` declaration then names the buffer LADDER_EMULATION_DYNAMIC_SHARED
-// defines. (Chapters 11 and 12 have only that one; a static __shared__ array
-// in such a header would become per-thread, and wrong results would show it.)
+// LADDER_EMULATION_EXTERN_SHARED first, which makes __shared__ empty
+// (`extern static` does not parse): the kernel's `extern` declaration then
+// names the buffer that LADDER_EMULATION_DYNAMIC_SHARED defines. Chapters 11
+// and 12 have no other shared array; one in such a header would become
+// per-thread, and its wrong results would show.
 #undef __shared__
 #if defined(LADDER_EMULATION_EXTERN_SHARED)
 #define __shared__
