@@ -15,8 +15,8 @@ namespace ch01 {
 /// accesses of one warp are not coalesced (chapter 02 fixes that).
 ///
 /// @pre blockDim.x * gridDim.x >= M and blockDim.y * gridDim.y >= N.
-__global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A,
-                            const float* B, float beta, float* C) {
+__global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A, const float* B,
+                            float beta, float* C) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row < M && col < N) {
@@ -40,8 +40,7 @@ constexpr int BLOCK = 32;
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   const dim3 block(BLOCK, BLOCK);
   const dim3 grid(ladder::ceil_div(g.M, BLOCK), ladder::ceil_div(g.N, BLOCK));
-  sgemm_naive<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B,
-                                          g.beta, g.C);
+  sgemm_naive<<<grid, block, 0, stream>>>(g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C);
 }
 // [end]
 

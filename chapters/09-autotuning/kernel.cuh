@@ -126,7 +126,8 @@ struct Tiling {
 
   // Every rule is in tiling_error(). When one is broken, evaluating it here
   // fails at that rule's line, and the compiler's error quotes it.
-  static_assert(tiling_error(BM, BN, BK, WM, WN, WNITER, TM, TN, NUM_THREADS, SERPENTINE) == nullptr,
+  static_assert(tiling_error(BM, BN, BK, WM, WN, WNITER, TM, TN, NUM_THREADS, SERPENTINE) ==
+                    nullptr,
                 "the tile sizes break a rule of tiling_error()");
 };
 // [end]
@@ -266,8 +267,8 @@ template <class T>
 __device__ void outer_product(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
                               const float (&reg_m)[T::WMITER * T::TM],
                               const float (&reg_n)[T::WNITER * T::TN]) {
-  constexpr int ROWS = T::WMITER * T::TM;      // rows of a thread's results
-  constexpr int COLS = T::WNITER * T::TN;      // columns of a thread's results
+  constexpr int ROWS = T::WMITER * T::TM;  // rows of a thread's results
+  constexpr int COLS = T::WNITER * T::TN;  // columns of a thread's results
   if constexpr (T::SERPENTINE == 0) {
 #pragma unroll
     for (int m = 0; m < ROWS; ++m) {

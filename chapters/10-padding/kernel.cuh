@@ -358,8 +358,8 @@ template <class T>
 __device__ void outer_product(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
                               const float (&reg_m)[T::WMITER * T::TM],
                               const float (&reg_n)[T::WNITER * T::TN]) {
-  constexpr int ROWS = T::WMITER * T::TM;      // rows of a thread's results
-  constexpr int COLS = T::WNITER * T::TN;      // columns of a thread's results
+  constexpr int ROWS = T::WMITER * T::TM;  // rows of a thread's results
+  constexpr int COLS = T::WNITER * T::TN;  // columns of a thread's results
   if constexpr (T::SERPENTINE == 0) {
 #pragma unroll
     for (int m = 0; m < ROWS; ++m) {

@@ -441,8 +441,8 @@ template <class T>
 __device__ void outer_product(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
                               const float (&reg_m)[T::WMITER * T::TM],
                               const float (&reg_n)[T::WNITER * T::TN]) {
-  constexpr int ROWS = T::WMITER * T::TM;      // rows of a thread's results
-  constexpr int COLS = T::WNITER * T::TN;      // columns of a thread's results
+  constexpr int ROWS = T::WMITER * T::TM;  // rows of a thread's results
+  constexpr int COLS = T::WNITER * T::TN;  // columns of a thread's results
   if constexpr (T::SERPENTINE == 0) {
 #pragma unroll
     for (int m = 0; m < ROWS; ++m) {
@@ -470,8 +470,8 @@ template <class T>
 __device__ void compute_tile(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN], const float* As,
                              const float* Bs, int tid) {
   constexpr int TM = T::TM, TN = T::TN, WMITER = T::WMITER, WNITER = T::WNITER;
-  float reg_m[WMITER * TM];                 // this step's operands from A, TM per sub-tile row
-  float reg_n[WNITER * TN];                 // this step's operands from B, TN per sub-tile column
+  float reg_m[WMITER * TM];  // this step's operands from A, TM per sub-tile row
+  float reg_n[WNITER * TN];  // this step's operands from B, TN per sub-tile column
   // Unrolled, unlike chapter 10's: with every step's addresses known at
   // compile time, ptxas folds them into the loads' offsets, drops the loop's
   // counter and branch, and moves each step's shared loads up among the

@@ -447,7 +447,7 @@ __device__ void load_a_tile(float4 (&a)[T::A_COPIES], const float* A, int M, int
     const bool row_inside = !EDGES || row < M;
     if constexpr (ALIGNED) {
       a[c] = (row_inside && (!EDGES || col < K)) ? load_float4(&A[row * K + col])
-                                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     } else {
       a[c].x = (row_inside && col + 0 < K) ? A[row * K + col + 0] : 0.0f;
       a[c].y = (row_inside && col + 1 < K) ? A[row * K + col + 1] : 0.0f;
@@ -684,7 +684,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     if (has_next) {
       // Load issued: the next tiles start towards stage `next`, which every
       // thread finished reading before the last barrier (or never read).
-      copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(next), B, K, N, block_col, (step + 1) * BK, tid);
+      copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(next), B, K, N, block_col, (step + 1) * BK,
+                                           tid);
       load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, (step + 1) * BK, tid);
     }
     // Consume: stage `stage` is read here, and only read, by every thread.
@@ -787,8 +788,8 @@ int blocks_per_sm() {
   // The dynamic shared memory must be granted before the occupancy is asked.
   ladder::allow_dynamic_smem(sgemm_warptiled<T, true, false>, T::SMEM_BYTES);
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks, sgemm_warptiled<T, true, false>, T::NUM_THREADS, T::SMEM_BYTES));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_warptiled<T, true, false>,
+                                                           T::NUM_THREADS, T::SMEM_BYTES));
   return blocks;
 }
 
@@ -814,8 +815,7 @@ long long round_work(int M, int N, int sms, int blocks_per_sm) {
 template <class T>
 bool small_is_faster(int M, int N, int sms, int big_blocks, int small_blocks) {
   if (sms < 1 || big_blocks < 1 || small_blocks < 1) return false;
-  return 10 * round_work<Small>(M, N, sms, small_blocks) <
-         9 * round_work<T>(M, N, sms, big_blocks);
+  return 10 * round_work<Small>(M, N, sms, small_blocks) < 9 * round_work<T>(M, N, sms, big_blocks);
 }
 
 /// Launches the product with tiling T, or with Small where

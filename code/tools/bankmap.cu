@@ -10,9 +10,9 @@
 //       tile whose rows are S floats long (byte address 4 * S * i)
 //
 // Every named access comes from the code that runs: each chapter's kernel
-// header (and the transpose exercise's) is included here, and an access's lanes are computed by the very `__host__ __device__
-// constexpr` index functions that its kernel calls. Each chapter lives in its
-// own namespace (ch04::, ch07::, ...), so the files share this one TU.
+// header (and the transpose exercise's) is included here, and an access's lanes are computed by the
+// very `__host__ __device__ constexpr` index functions that its kernel calls. Each chapter lives in
+// its own namespace (ch04::, ch07::, ...), so the files share this one TU.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

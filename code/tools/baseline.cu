@@ -3,20 +3,19 @@
 // device-to-device copy bandwidth (cudaMemcpy, bytes read plus written).
 //
 //   baseline [--json FILE]
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <ladder/cuda_check.hpp>
 #include <ladder/json.hpp>
 #include <ladder/provenance.hpp>
 #include <ladder/stats.hpp>
-
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-constexpr int kChains = 8;        // independent FMA chains per thread hide the FMA latency
+constexpr int kChains = 8;         // independent FMA chains per thread hide the FMA latency
 constexpr int kIterations = 4096;  // loop trips per thread
 
 /// Each thread runs kChains independent chains of kIterations FMAs on values
@@ -90,8 +89,8 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMalloc(&src, bytes));
   CUDA_CHECK(cudaMalloc(&dst, bytes));
   CUDA_CHECK(cudaMemset(src, 1, bytes));
-  const ladder::Summary copy = time_ms(
-      [&] { CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 15);
+  const ladder::Summary copy =
+      time_ms([&] { CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 15);
   const double copy_gbs = 2.0 * bytes / (copy.median * 1e-3) / 1e9;
   CUDA_CHECK(cudaFree(src));
   CUDA_CHECK(cudaFree(dst));

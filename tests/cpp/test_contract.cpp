@@ -17,8 +17,8 @@ const float kInf = INFINITY;
 TEST(SpecialValues, MatchingNanAndInfinitiesPass) {
   const std::vector<float> ref{1.0f, kNaN, kInf, -kInf, 0.5f};
   const std::vector<float> out{1.0f, kNaN, kInf, -kInf, 0.5f};
-  const auto a = ladder::compare(out.data(), ref.data(), ref.size(), 16,
-                                 ladder::NonFinite::MatchReference);
+  const auto a =
+      ladder::compare(out.data(), ref.data(), ref.size(), 16, ladder::NonFinite::MatchReference);
   EXPECT_TRUE(a.correct);
   EXPECT_EQ(a.matched_specials, 3u);
   EXPECT_EQ(a.bad_values, 0u);
@@ -40,8 +40,8 @@ class SpecialMismatch : public ::testing::TestWithParam<Mismatch> {};
 TEST_P(SpecialMismatch, Fails) {
   const std::vector<float> ref{1.0f, GetParam().ref, -2.0f};
   const std::vector<float> out{1.0f, GetParam().out, -2.0f};
-  const auto a = ladder::compare(out.data(), ref.data(), ref.size(), 16,
-                                 ladder::NonFinite::MatchReference);
+  const auto a =
+      ladder::compare(out.data(), ref.data(), ref.size(), 16, ladder::NonFinite::MatchReference);
   EXPECT_FALSE(a.correct);
   EXPECT_EQ(a.bad_values, 1u);
 }
@@ -56,9 +56,9 @@ INSTANTIATE_TEST_SUITE_P(Accuracy, SpecialMismatch,
 TEST(SpecialValues, FiniteElementsAreStillCompared) {
   const std::vector<float> ref{1.0f, kNaN, 2.0f};
   const std::vector<float> out{1.0f, kNaN, 2.5f};
-  EXPECT_FALSE(ladder::compare(out.data(), ref.data(), ref.size(), 16,
-                               ladder::NonFinite::MatchReference)
-                   .correct);
+  EXPECT_FALSE(
+      ladder::compare(out.data(), ref.data(), ref.size(), 16, ladder::NonFinite::MatchReference)
+          .correct);
 }
 
 TEST(Options, SpecialValuesImplyCheckOnly) {

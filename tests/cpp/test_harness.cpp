@@ -1,14 +1,14 @@
 // Tests of the harness's host-side logic: the command line, the error
 // metric, the timing summary, the SHA-256 and the JSON writer.
 #include <gtest/gtest.h>
-#include <ladder/accuracy.hpp>
-#include <ladder/json.hpp>
-#include <ladder/options.hpp>
-#include <ladder/stats.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ladder/accuracy.hpp>
+#include <ladder/json.hpp>
+#include <ladder/options.hpp>
+#include <ladder/stats.hpp>
 #include <limits>
 #include <random>
 #include <string>
@@ -44,13 +44,22 @@ TEST(Options, SquareAndRectangularSizes) {
 }
 
 TEST(Options, BadInputGetsOneSentence) {
-  const std::vector<std::vector<const char*>> bad = {
-      {"--sizes", "0"},          {"--sizes", "-4"},         {"--sizes", "abc"},
-      {"--sizes", "10x10"},      {"--sizes", "1x2x3x4"},    {"--sizes", "12abc"},
-      {"--sizes"},               {"--trials", "0"},         {"--reps", "x"},
-      {"--alpha", "nan"},        {"--beta", "1e999"},       {"--alpha"},
-      {"--device", "-1"},        {"--warmup-ms", "-5"},     {"--frobnicate"},
-      {"--sizes", "99999999999"}};
+  const std::vector<std::vector<const char*>> bad = {{"--sizes", "0"},
+                                                     {"--sizes", "-4"},
+                                                     {"--sizes", "abc"},
+                                                     {"--sizes", "10x10"},
+                                                     {"--sizes", "1x2x3x4"},
+                                                     {"--sizes", "12abc"},
+                                                     {"--sizes"},
+                                                     {"--trials", "0"},
+                                                     {"--reps", "x"},
+                                                     {"--alpha", "nan"},
+                                                     {"--beta", "1e999"},
+                                                     {"--alpha"},
+                                                     {"--device", "-1"},
+                                                     {"--warmup-ms", "-5"},
+                                                     {"--frobnicate"},
+                                                     {"--sizes", "99999999999"}};
   for (const auto& args : bad) {
     const auto r = parse(args);
     std::string joined;
@@ -85,8 +94,7 @@ TEST(Accuracy, IdenticalOutputIsCorrect) {
 
 TEST(Accuracy, NanAndInfAlwaysFail) {
   const std::vector<float> ref = {1.0f, 2.0f, 3.0f};
-  for (float bad : {std::numeric_limits<float>::quiet_NaN(),
-                    std::numeric_limits<float>::infinity(),
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
                     -std::numeric_limits<float>::infinity()}) {
     std::vector<float> out = ref;
     out[1] = bad;

@@ -211,8 +211,7 @@ TEST(Chapter12, Tilings) {
   LADDER_CHECK_TILING(ch12, Swizzled);
   // The padded layout keeps rows of As 16-byte aligned only when the pad,
   // 32 / BK floats, is a multiple of 4: at BK = 8, not at BK = 16.
-  static_assert(Ch12Group8::A_STRIDE % 4 == 0,
-                "BK = 8 keeps 16-byte A reads");
+  static_assert(Ch12Group8::A_STRIDE % 4 == 0, "BK = 8 keeps 16-byte A reads");
   static_assert(Ch12Bk16::A_STRIDE % 4 != 0, "BK = 16 padding breaks 16-byte alignment");
 }
 
@@ -383,4 +382,3 @@ TEST(Chapter12BySize, PicksTheSecondTilingWhereTheCountSays) {
   // Without an occupancy to count with, the chapter's tiling stays.
   EXPECT_FALSE(ch12::small_is_faster<Ch12Big>(3072, 3072, 132, 0, 3));
 }
-

@@ -439,8 +439,8 @@ struct VariantResult {
 /// Fills the input with fresh values, poisons the output, runs the variant
 /// once and compares every element, bit for bit, with the host's answer.
 inline VariantResult check_variant(int variant, const Shape& s, uint32_t seed,
-                                   const ladder::DeviceBuffer& in,
-                                   const ladder::DeviceBuffer& out, cudaStream_t stream) {
+                                   const ladder::DeviceBuffer& in, const ladder::DeviceBuffer& out,
+                                   cudaStream_t stream) {
   ladder::fill(in, seed, stream);
   ladder::poison(out, stream);
   kVariants[variant].launch(s.rows, s.cols, in.get(), out.get(), stream);

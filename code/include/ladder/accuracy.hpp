@@ -24,10 +24,10 @@ inline double tolerance_for_k(int K) {
 
 /// The verdict of one comparison.
 struct Accuracy {
-  double max_rel_err = 0;   ///< max over elements of |out - ref| / max(|ref|, rms(ref))
-  double rel_norm_err = 0;  ///< ||out - ref||_2 / ||ref||_2
-  double tolerance = 0;     ///< tolerance_for_k(K)
-  std::size_t bad_values = 0;  ///< NaN or Inf elements in out (unwritten outputs are NaN)
+  double max_rel_err = 0;            ///< max over elements of |out - ref| / max(|ref|, rms(ref))
+  double rel_norm_err = 0;           ///< ||out - ref||_2 / ||ref||_2
+  double tolerance = 0;              ///< tolerance_for_k(K)
+  std::size_t bad_values = 0;        ///< NaN or Inf elements in out (unwritten outputs are NaN)
   std::size_t matched_specials = 0;  ///< NaN or Inf in both, of the same kind (with specials)
   bool correct = false;
 };

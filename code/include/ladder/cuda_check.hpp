@@ -33,8 +33,7 @@ inline int count_gpus(const char* program) {
   return 0;
 }
 
-inline void check_cuda(cudaError_t status, const char* what, const char* file,
-                       int line) {
+inline void check_cuda(cudaError_t status, const char* what, const char* file, int line) {
   if (status != cudaSuccess) {
     std::fprintf(stderr, "error: %s failed at %s:%d: %s\n", what, file, line,
                  cudaGetErrorString(status));
@@ -42,8 +41,7 @@ inline void check_cuda(cudaError_t status, const char* what, const char* file,
   }
 }
 
-inline void check_cublas(cublasStatus_t status, const char* what,
-                         const char* file, int line) {
+inline void check_cublas(cublasStatus_t status, const char* what, const char* file, int line) {
   if (status != CUBLAS_STATUS_SUCCESS) {
     std::fprintf(stderr, "error: %s failed at %s:%d: %s\n", what, file, line,
                  cublasGetStatusString(status));
@@ -56,7 +54,6 @@ inline void check_cublas(cublasStatus_t status, const char* what,
 /// Checks a CUDA runtime call and exits with a message naming it on failure.
 #define CUDA_CHECK(call) ::ladder::check_cuda((call), #call, __FILE__, __LINE__)
 /// Checks a cuBLAS call and exits with a message naming it on failure.
-#define CUBLAS_CHECK(call) \
-  ::ladder::check_cublas((call), #call, __FILE__, __LINE__)
+#define CUBLAS_CHECK(call) ::ladder::check_cublas((call), #call, __FILE__, __LINE__)
 /// Checks that the last kernel launch was accepted.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())

@@ -229,8 +229,8 @@ inline KernelResources resources_from_cuobjdump(const std::string& mangled) {
   } else {
     // Not /proc/self/exe itself: in the shell that popen() starts, that is the shell.
     const std::string exe = "/proc/" + std::to_string(getpid()) + "/exe";
-    r = parse_res_usage(
-        detail::command_output("'" + tool + "' -res-usage " + exe + " 2>/dev/null"), mangled);
+    r = parse_res_usage(detail::command_output("'" + tool + "' -res-usage " + exe + " 2>/dev/null"),
+                        mangled);
   }
   return r;
 }

@@ -79,8 +79,7 @@ inline uint32_t check_seed(unsigned base, int size_index, int check, int matrix)
 
 /// Milliseconds per launch of `run`, averaged over `reps` back-to-back launches.
 template <typename Fn>
-double time_launches(Fn&& run, int reps, cudaStream_t stream, cudaEvent_t start,
-                     cudaEvent_t stop) {
+double time_launches(Fn&& run, int reps, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
   CUDA_CHECK(cudaEventRecord(start, stream));
   for (int r = 0; r < reps; ++r) run();
   CUDA_CHECK(cudaEventRecord(stop, stream));

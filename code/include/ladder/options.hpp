@@ -24,13 +24,13 @@ struct Options {
   std::vector<Size> sizes{{4096, 4096, 4096}};
   float alpha = 1.0f;
   float beta = 0.0f;
-  int trials = 7;            ///< timed trials; the median is reported
-  int reps = 5;              ///< launches per trial
-  double warmup_ms = 300.0;  ///< minimum warm-up before timing
-  double budget_s = 0.0;     ///< skip timing a size whose timing would take longer (0: never)
-  bool check_only = false;   ///< check correctness, do not time
+  int trials = 7;               ///< timed trials; the median is reported
+  int reps = 5;                 ///< launches per trial
+  double warmup_ms = 300.0;     ///< minimum warm-up before timing
+  double budget_s = 0.0;        ///< skip timing a size whose timing would take longer (0: never)
+  bool check_only = false;      ///< check correctness, do not time
   bool special_values = false;  ///< put NaN and infinities into A and B (checks only)
-  std::string json_path;     ///< write results as JSON here when not empty
+  std::string json_path;        ///< write results as JSON here when not empty
   int device = 0;
   unsigned seed = 20261130u;  ///< base seed; every check derives a fresh one from it
   std::string variant;        ///< the variant to run (--variant); empty: the chapter's own
@@ -103,8 +103,8 @@ inline std::string parse_size(const std::string& text, Size* out) {
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parse_int(parts[i], 1, kMaxDimension, &dims[i])) continue;
     if (is_digits(parts[i]) && parts[i].find_first_not_of('0') != std::string::npos) {
-      return parts[i] + " is too large: each side is at most 2^30 = " +
-             std::to_string(kMaxDimension);
+      return parts[i] +
+             " is too large: each side is at most 2^30 = " + std::to_string(kMaxDimension);
     }
     return expected;
   }
@@ -185,8 +185,8 @@ ArgParser::Take integer_into(const std::string& name, long lo, Int* out) {
   return [name, lo, out](const std::string& text) {
     long n = 0;
     if (!parse_int(text, lo, 1L << 30, &n)) {
-      return "bad value '" + text + "' for " + name + ": expected an integer >= " +
-             std::to_string(lo);
+      return "bad value '" + text + "' for " + name +
+             ": expected an integer >= " + std::to_string(lo);
     }
     *out = static_cast<Int>(n);
     return std::string();

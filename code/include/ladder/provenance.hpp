@@ -84,7 +84,8 @@ inline std::string dirname_of(const std::string& path) {
 inline std::string git_commit(const std::string& source_dir) {
   const char* given = std::getenv("LADDER_GIT_COMMIT");
   if (given != nullptr && given[0] != '\0') return given;
-  return first_line_of("git -C '" + source_dir + "' describe --always --dirty --abbrev=12 2>/dev/null");
+  return first_line_of("git -C '" + source_dir +
+                       "' describe --always --dirty --abbrev=12 2>/dev/null");
 }
 
 /// The GPU, the software versions, the date, the commit and the source file,

@@ -26,16 +26,12 @@
 
 namespace ladder {
 
-
 namespace detail {
-
-
-
 
 /// Writes one float into a device matrix.
 inline void set_element(const DeviceBuffer& b, size_t index, float value, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(b.get() + index, &value, sizeof value, cudaMemcpyHostToDevice,
-                             stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(b.get() + index, &value, sizeof value, cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` lives on this stack frame
 }
 
@@ -85,17 +81,14 @@ inline std::vector<double> cpu_gemm_fp64(const Size& s, float alpha, const std::
 /// Products up to this many multiply-adds also get the FP64 CPU check.
 constexpr double kCpuCheckMaxFma = 1 << 27;
 
-
-
-
 /// What the runner learned about one size.
 struct SizeResult {
   Size size{};
-  Accuracy accuracy;      ///< kernel against cuBLAS, on the last check
+  Accuracy accuracy;  ///< kernel against cuBLAS, on the last check
   bool fp64_checked = false;
-  Accuracy kernel_fp64;   ///< kernel against FP64 (small sizes)
-  Accuracy cublas_fp64;   ///< cuBLAS against FP64 (small sizes)
-  bool correct = true;    ///< every check passed
+  Accuracy kernel_fp64;  ///< kernel against FP64 (small sizes)
+  Accuracy cublas_fp64;  ///< cuBLAS against FP64 (small sizes)
+  bool correct = true;   ///< every check passed
   bool timed = false;
   std::string timing_skipped;
   Summary kernel_ms;
@@ -238,8 +231,7 @@ inline Json resources_json(const KernelInfo& k, int device) {
                                     k.dynamic_smem_bytes));
   }
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.function,
-                                                           k.threads_per_block,
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.function, k.threads_per_block,
                                                            k.dynamic_smem_bytes));
   int max_threads = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
@@ -255,10 +247,10 @@ inline void print_row(const SizeResult& r) {
   if (r.timed) {
     std::snprintf(time, sizeof time, "%.3f [%.3f, %.3f]", r.kernel_ms.median, r.kernel_ms.min,
                   r.kernel_ms.max);
-    std::snprintf(rate, sizeof rate, "%.1f", gflops(r.size.M, r.size.N, r.size.K,
-                                                     r.kernel_ms.median));
-    std::snprintf(ref, sizeof ref, "%.1f", gflops(r.size.M, r.size.N, r.size.K,
-                                                   r.cublas_ms.median));
+    std::snprintf(rate, sizeof rate, "%.1f",
+                  gflops(r.size.M, r.size.N, r.size.K, r.kernel_ms.median));
+    std::snprintf(ref, sizeof ref, "%.1f",
+                  gflops(r.size.M, r.size.N, r.size.K, r.cublas_ms.median));
     std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * r.cublas_ms.median / r.kernel_ms.median);
   } else if (!r.timing_skipped.empty()) {
     std::snprintf(time, sizeof time, "skipped");
@@ -333,7 +325,8 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv,
   std::vector<MemoryNeed> needs;
   for (const Size& s : o.sizes) {
     // A, B, and three M x N buffers: C's input, the kernel's output, cuBLAS's.
-    needs.push_back({to_string(s), 4.0 * (double(s.M) * s.K + double(s.K) * s.N + 3.0 * s.M * s.N)});
+    needs.push_back(
+        {to_string(s), 4.0 * (double(s.M) * s.K + double(s.K) * s.N + 3.0 * s.M * s.N)});
   }
   if (const int refused = open_device(slug, o.device, needs)) return refused;
   // [end]
@@ -367,11 +360,11 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv,
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, o.device));
   std::printf("%s (%s) on %s, alpha %g, beta %g%s%s\n", slug.c_str(), variant.title.c_str(),
-              prop.name,
-              o.alpha, o.beta, o.check_only ? ", check only" : "",
+              prop.name, o.alpha, o.beta, o.check_only ? ", check only" : "",
               o.special_values ? ", NaN and Inf in A and B" : "");
-  std::printf("%-18s %-28s %12s %12s %9s %10s %10s  %s\n", "M x N x K", "time ms (median [min, max])",
-              "GFLOP/s", "cuBLAS", "% cuBLAS", "max rel", "rel norm", "verdict");
+  std::printf("%-18s %-28s %12s %12s %9s %10s %10s  %s\n", "M x N x K",
+              "time ms (median [min, max])", "GFLOP/s", "cuBLAS", "% cuBLAS", "max rel", "rel norm",
+              "verdict");
 
   bool all_correct = true;
   Json sizes = Json::array();
