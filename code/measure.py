@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import dataclasses
 import functools
 import io
 import json
@@ -80,18 +81,38 @@ def build(build_dir: Path) -> None:
             sys.exit(f"measure: {' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
 
 
-def chapter_binaries(build_dir: Path, wanted: list[str]) -> list[Path]:
-    """Every chapter's binary, and its variants (a binary named after the
-    chapter's folder plus a suffix, such as 10-padding-swizzled)."""
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """One thing the measure command measures: a chapter's binary run as one
+    of its variants. `name` is the result's name (the chapter's folder, or
+    "<folder>-<variant>"), `chapter` the chapter's folder."""
+    name: str
+    chapter: str
+    command: tuple[str, ...]  # the binary, and --variant NAME for a variant
+
+
+def describe(binary: Path) -> dict:
+    """What a chapter binary says of itself (--describe), with no GPU work."""
+    done = run([str(binary), "--describe"])
+    if done.returncode != 0:
+        sys.exit(f"measure: {binary} --describe failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def chapter_programs(build_dir: Path, wanted: list[str]) -> list[Program]:
+    """Every chapter (of those `wanted`, all when empty) and every variant
+    its binary describes, the chapter's own first."""
     chapters = sorted(p.name for p in (ROOT / "chapters").iterdir()
                       if (p / "kernel.cu").exists())
-    if wanted:
-        chapters = [c for c in chapters if c in wanted]
-    binaries = []
+    programs = []
     for chapter in chapters:
-        binaries += sorted(p for p in (build_dir / "bin").glob(f"{chapter}*")
-                           if p.name == chapter or p.name.startswith(chapter + "-"))
-    return binaries
+        if wanted and chapter not in wanted:
+            continue
+        binary = build_dir / "bin" / chapter
+        for variant in describe(binary)["variants"]:
+            flags = () if variant["slug"] == chapter else ("--variant", variant["name"])
+            programs.append(Program(variant["slug"], chapter, (str(binary), *flags)))
+    return programs
 
 
 @functools.cache
@@ -156,24 +177,21 @@ def baseline(build_dir: Path, out: Path) -> None:
     say(done.stdout.strip() or done.stderr.strip())
 
 
-def extra_sizes(binary: Path) -> list[str]:
+def extra_sizes(program: Program) -> list[str]:
     """Sizes a chapter asks to be measured at besides the standard ones, one
     or more per line in chapters/<chapter>/extra-sizes (# starts a comment);
-    a variant built beside the chapter (<chapter>-<suffix>) is measured at
-    them too."""
-    for chapter in (ROOT / "chapters").iterdir():
-        listing = chapter / "extra-sizes"
-        named = binary.name == chapter.name or binary.name.startswith(chapter.name + "-")
-        if named and listing.exists():
-            lines = [line.split("#")[0] for line in listing.read_text().splitlines()]
-            return " ".join(lines).split()
-    return []
+    its variants are measured at them too."""
+    listing = ROOT / "chapters" / program.chapter / "extra-sizes"
+    if not listing.exists():
+        return []
+    lines = [line.split("#")[0] for line in listing.read_text().splitlines()]
+    return " ".join(lines).split()
 
 
-def benchmark(binary: Path, out: Path, sizes: list[str]) -> dict:
-    sizes = sizes + extra_sizes(binary)
-    say(f"benchmarking {binary.name} at {' '.join(sizes)}")
-    done = run([str(binary), "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
+def benchmark(program: Program, out: Path, sizes: list[str]) -> dict:
+    sizes = sizes + extra_sizes(program)
+    say(f"benchmarking {program.name} at {' '.join(sizes)}")
+    done = run([*program.command, "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
                 "--json", str(out)])
     print(done.stdout, end="", flush=True)
     if done.returncode != 0:
@@ -181,31 +199,32 @@ def benchmark(binary: Path, out: Path, sizes: list[str]) -> dict:
     return {"returncode": done.returncode}
 
 
-def smallest_accepted(binary: Path) -> str | None:
+def smallest_accepted(program: Program) -> str | None:
     """The smallest of 128, 256, 512 the chapter accepts. A refused size
     exits with 2 before anything is launched, so asking costs nothing."""
     for size in ["128", "256", "512"]:
-        if run([str(binary), "--sizes", size, "--check-only"], timeout=120).returncode != 2:
+        if run([*program.command, "--sizes", size, "--check-only"], timeout=120).returncode != 2:
             return size
     return None
 
 
-def sanitizer_sizes(binary: Path, smallest: str) -> list[str]:
+def sanitizer_sizes(program: Program, smallest: str) -> list[str]:
     """The smallest square size the chapter accepts, and its small extra
     sizes (edges and the general path of a chapter that takes any size)."""
     def small(size: str) -> bool:
         dims = [int(d) for d in size.lower().split("x")]
         m, n, k = dims if len(dims) == 3 else dims * 3
         return m * n * k <= 1 << 24
-    return [smallest] + [s for s in extra_sizes(binary) if small(s)]
+    return [smallest] + [s for s in extra_sizes(program) if small(s)]
 
 
-def sanitize(binary: Path, sizes: list[str]) -> dict:
+def sanitize(command: tuple[str, ...], sizes: list[str]) -> dict:
+    """compute-sanitizer's tools on one program (its command line) at `sizes`."""
     results = {}
     size = " ".join(sizes)
     for tool in SANITIZER_TOOLS:
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
-               str(binary), "--sizes", *sizes, "--check-only"]
+               *command, "--sizes", *sizes, "--check-only"]
         if tool == "memcheck":
             cmd[3:3] = ["--leak-check", "full"]
         done = run(cmd, timeout=300)
@@ -215,27 +234,28 @@ def sanitize(binary: Path, sizes: list[str]) -> dict:
     return results
 
 
-def ncu_chapter(binary: Path, size: str, metrics: list[str], kernels: str, launches: int) -> dict:
+def ncu_chapter(program: Program, size: str, metrics: list[str], kernels: str,
+                launches: int) -> dict:
     """ncu's `metrics` for the first `launches` kernels whose function name
     matches the regular expression `kernels`, in a correctness run of one
-    chapter binary at `size`."""
+    program at `size`."""
     cmd = ["ncu", "--clock-control", "none", "--csv", "--metrics", ",".join(metrics),
            "--kernel-name-base", "function", "--kernel-name", f"regex:{kernels}",
-           "--launch-count", str(launches), str(binary), "--sizes", size, "--check-only"]
+           "--launch-count", str(launches), *program.command, "--sizes", size, "--check-only"]
     return parse_ncu_csv(run(cmd, timeout=300), size)
 
 
-def ncu_counters(binary: Path, size: str) -> dict:
+def ncu_counters(program: Program, size: str) -> dict:
     """ncu's shared-memory counters for the chapter's kernel (every chapter
     kernel's name starts with sgemm_; cuBLAS's and the input fill's do not),
     one launch of a correctness run."""
-    return ncu_chapter(binary, size, NCU_METRICS, "^sgemm_", 1)
+    return ncu_chapter(program, size, NCU_METRICS, "^sgemm_", 1)
 
 
-def issue_profile(binary: Path, size: str) -> dict:
+def issue_profile(program: Program, size: str) -> dict:
     """ISSUE_METRICS for the chapter's kernel and for cuBLAS's, one launch of
     each in a correctness run (the fill kernel's name has no "gemm")."""
-    return ncu_chapter(binary, size, ISSUE_METRICS, "gemm", 2)
+    return ncu_chapter(program, size, ISSUE_METRICS, "gemm", 2)
 
 
 def parse_ncu_csv(done: subprocess.CompletedProcess, size: str) -> dict:
@@ -318,7 +338,7 @@ def main() -> int:
         return 77
     build_dir = Path(args.build_dir)
     build(build_dir)
-    binaries = chapter_binaries(build_dir, args.chapters)
+    programs = chapter_programs(build_dir, args.chapters)
     sizes = args.sizes or (SIZES[:4] if args.quick else SIZES)
 
     staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
@@ -326,8 +346,9 @@ def main() -> int:
     tests = gpu_tests(build_dir)
     baseline(build_dir, staging / "baseline.json")
     status = {}
-    for binary in binaries:
-        status[binary.name] = benchmark(binary, staging / "chapters" / f"{binary.name}.json", sizes)
+    for program in programs:
+        status[program.name] = benchmark(program, staging / "chapters" / f"{program.name}.json",
+                                         sizes)
 
     transpose_json = staging / "transpose.json"
     if not args.chapters:
@@ -336,12 +357,12 @@ def main() -> int:
     sanitizer, counters, issue = {}, {}, {}
     if not (args.quick or args.no_sanitizer):
         say("running compute-sanitizer (memcheck, racecheck, synccheck), 4 chapters at a time")
-        small = {b.name: smallest_accepted(b) for b in binaries}
+        small = {p.name: smallest_accepted(p) for p in programs}
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            jobs = {b.name: pool.submit(sanitize, b, sanitizer_sizes(b, small[b.name]))
-                    for b in binaries if small[b.name]}
+            jobs = {p.name: pool.submit(sanitize, p.command, sanitizer_sizes(p, small[p.name]))
+                    for p in programs if small[p.name]}
             if (build_dir / "bin" / "transpose").exists() and not args.chapters:
-                jobs["transpose"] = pool.submit(sanitize, build_dir / "bin" / "transpose",
+                jobs["transpose"] = pool.submit(sanitize, (str(build_dir / "bin" / "transpose"),),
                                                 ["33x65"])
             for name, job in jobs.items():
                 sanitizer[name] = job.result()
@@ -349,12 +370,12 @@ def main() -> int:
                                     for t, r in sanitizer[name].items())
                 say(f"sanitizer {name}: {verdict}")
     if not (args.quick or args.no_ncu) and shutil.which("ncu"):
-        for binary in binaries:
-            say(f"ncu shared-memory counters for {binary.name} at {NCU_SIZE}")
-            counters[binary.name] = ncu_counters(binary, NCU_SIZE)
-            if binary.name in ISSUE_CHAPTERS:
-                say(f"ncu issue and stall profile for {binary.name} and cuBLAS at {NCU_SIZE}")
-                issue[binary.name] = issue_profile(binary, NCU_SIZE)
+        for program in programs:
+            say(f"ncu shared-memory counters for {program.name} at {NCU_SIZE}")
+            counters[program.name] = ncu_counters(program, NCU_SIZE)
+            if program.name in ISSUE_CHAPTERS:
+                say(f"ncu issue and stall profile for {program.name} and cuBLAS at {NCU_SIZE}")
+                issue[program.name] = issue_profile(program, NCU_SIZE)
         if (build_dir / "bin" / "transpose").exists() and not args.chapters:
             say(f"ncu shared-memory counters for the transpose variants at {NCU_SIZE}")
             counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
@@ -390,7 +411,7 @@ def main() -> int:
     first = chapters[written[0].stem]["provenance"]
     target = ROOT / "results" / first["gpu_slug"]
     (target / "chapters").mkdir(parents=True, exist_ok=True)
-    sources = {name: result["provenance"]["source"] for name, result in chapters.items()}
+    sources = {p.name: f"chapters/{p.chapter}/kernel.cu" for p in programs}
     sources["transpose"] = TRANSPOSE_SOURCE
     for name, result in chapters.items():
         write_json(target / "chapters" / f"{name}.json", with_inputs(result, sources[name]))

@@ -109,8 +109,10 @@ def build_files_for(source: Path, root: Path = ROOT) -> list[str]:
 
 
 def hash_files(names, root: Path = ROOT, exclude: str | None = None) -> dict[str, str]:
-    """{repo-relative path: SHA-256} of the files `names`, in order of name."""
-    return {name: file_sha256(Path(root) / name, exclude) for name in sorted(set(names))}
+    """{repo-relative path: SHA-256} of the files `names` (paths relative to
+    `root`, as text or Path), in order of name."""
+    posix = sorted({Path(name).as_posix() for name in names})
+    return {name: file_sha256(Path(root) / name, exclude) for name in posix}
 
 
 def inputs_of(source: Path, root: Path = ROOT, exclude: str | None = None) -> dict[str, str]:

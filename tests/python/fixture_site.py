@@ -46,7 +46,27 @@ def fixture_results(target: Path) -> Path:
         recorded["inputs"] = provenance.hash_files([recorded["source"]], ROOT,
                                                    recorded.get("inputs_exclude"))
         path.write_text(json.dumps(content))
+    # The files that gather chapters record the inputs of each entry's program.
+    for name in ("ncu.json", "issue.json"):
+        path = target / "h200" / name
+        if path.exists():
+            content = json.loads(path.read_text())
+            for slug, entry in content["chapters"].items():
+                entry.setdefault("measured", {})["inputs"] = provenance.hash_files(
+                    [main_file(slug)], ROOT)
+            path.write_text(json.dumps(content))
     return target
+
+
+def main_file(slug: str) -> str:
+    """The main file of the program a result name belongs to: a chapter's
+    kernel.cu (a variant's is its chapter's), or the transpose exercise's."""
+    if slug == "transpose":
+        return "chapters/10-padding/exercise/transpose.cu"
+    chapters = sorted((p.name for p in (ROOT / "chapters").iterdir() if p.is_dir()),
+                      key=len, reverse=True)
+    chapter = next(c for c in chapters if slug == c or slug.startswith(c + "-"))
+    return f"chapters/{chapter}/kernel.cu"
 
 
 def book_python() -> str:

@@ -32,6 +32,7 @@ REFERENCE = RESULTS / "h200"
 GPU_FOLDERS = sorted(p.name for p in RESULTS.iterdir()
                      if p.is_dir() and not p.name.startswith(".")) if RESULTS.is_dir() else []
 EXPECTED = rc.declared_binaries(ROOT)
+CHAPTERS = sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
 
 
 def problems(folder: Path, check: str) -> list[str]:
@@ -78,8 +79,10 @@ def test_declared_binaries_read_both_ways_of_naming_variants(tmp_path):
 
 
 def test_the_declared_binaries_are_what_measure_measures(build_dir):
-    measured = [p.name for p in measure.chapter_binaries(build_dir, [])]
-    assert measured == EXPECTED
+    """The chapters' CMake declarations and what the built binaries describe
+    (--describe) name the same results."""
+    measured = sorted(p.name for p in measure.chapter_programs(build_dir, []))
+    assert measured == sorted(EXPECTED)
 
 
 # -- The committed results ---------------------------------------------------
@@ -305,6 +308,15 @@ def test_the_gpu_tests_summary_is_read_from_ctest_output(tmp_path, good_run):
 # -- The measure command's whole run, its GPU work replaced by fakes ----------
 
 
+def program(build_dir: Path, name: str):
+    """The measure command's Program for a result name: a chapter, or a
+    variant of the chapter whose folder starts the name."""
+    chapter = next(c for c in sorted(CHAPTERS, key=len, reverse=True)
+                   if name == c or name.startswith(c + "-"))
+    flags = () if name == chapter else ("--variant", name[len(chapter) + 1:])
+    return measure.Program(name, chapter, (str(build_dir / "bin" / chapter), *flags))
+
+
 @pytest.fixture
 def fake_measure(tmp_path, monkeypatch):
     """measure.main() with everything that needs a GPU faked: its chapter
@@ -318,13 +330,13 @@ def fake_measure(tmp_path, monkeypatch):
                      "failed": [], "skipped": []},
            "edit": lambda name, result: None, "clean": True}
 
-    def benchmark(binary, out, sizes):
-        result = json.loads((REFERENCE / "chapters" / f"{binary.name}.json").read_text())
-        run["edit"](binary.name, result)
+    def benchmark(program, out, sizes):
+        result = json.loads((REFERENCE / "chapters" / f"{program.name}.json").read_text())
+        run["edit"](program.name, result)
         out.write_text(json.dumps(result))
         return {"returncode": 0}
 
-    def sanitize(binary, sizes):
+    def sanitize(command, sizes):
         return {tool: {"clean": run["clean"], "returncode": 0 if run["clean"] else 99,
                        "size": " ".join(sizes), "tail": []} for tool in rc.SANITIZER_TOOLS}
 
@@ -335,8 +347,8 @@ def fake_measure(tmp_path, monkeypatch):
                         else None if name == "ncu" else real_which(name, *a, **k))
     monkeypatch.setattr(measure, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, "", ""))
     monkeypatch.setattr(measure, "build", lambda build_dir: None)
-    monkeypatch.setattr(measure, "chapter_binaries",
-                        lambda build_dir, wanted: [build_dir / "bin" / name for name in EXPECTED])
+    monkeypatch.setattr(measure, "chapter_programs",
+                        lambda build_dir, wanted: [program(build_dir, name) for name in EXPECTED])
     monkeypatch.setattr(measure, "gpu_tests", lambda build_dir: run["tests"])
     monkeypatch.setattr(measure, "baseline", lambda build_dir, out: None)
     monkeypatch.setattr(measure, "benchmark", benchmark)
@@ -362,7 +374,8 @@ def test_measure_writes_a_run_that_passes(fake_measure, capsys):
     # what its program was built from.
     for path in (written / "chapters").glob("*.json"):
         recorded = json.loads(path.read_text())["provenance"]
-        assert recorded["inputs"][recorded["source"]] == "0" * 64, path.name
+        main_file = f"chapters/{program(Path('build'), path.stem).chapter}/kernel.cu"
+        assert recorded["inputs"][main_file] == "0" * 64, path.name
     sanitizer = json.loads((written / "sanitizer.json").read_text())["chapters"]
     assert all("runner.cuh" in name for entry in sanitizer.values()
                for name in entry["measured"]["inputs"] if name.startswith("code/"))
@@ -374,8 +387,8 @@ def test_measure_refuses_a_run_that_missed_a_declared_variant(fake_measure, monk
     """A variant the chapters declare but bin/ lacks is a missing result."""
     root, _ = fake_measure
     chapters = sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
-    monkeypatch.setattr(measure, "chapter_binaries",
-                        lambda build_dir, wanted: [build_dir / "bin" / name for name in chapters])
+    monkeypatch.setattr(measure, "chapter_programs",
+                        lambda build_dir, wanted: [program(build_dir, name) for name in chapters])
     assert measure.main() == 1
     assert not (root / "results").exists()
     out = capsys.readouterr().out
