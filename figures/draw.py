@@ -56,8 +56,7 @@ def draw_ladder(args, mode: str) -> bytes:
 def draw_mix(args, mode: str) -> bytes:
     """The K-loop mix of every chapter binary that is built."""
     build = binaries.build_dir(ROOT)
-    found = [(slug, binaries.binary_path(build, slug)) for slug in results.chapter_slugs(ROOT)]
-    bars = mix.mix_bars([(slug, path) for slug, path in found if path.is_file()])
+    bars = mix.mix_bars(binaries.chapter_binaries(ROOT, build))
     if not bars:
         sys.exit(f"draw: no chapter binary in {build / 'bin'}: build the chapters first")
     return mix.draw_mix(bars, mode)

@@ -2,7 +2,8 @@
 family ({ladder-mix-figure}).
 
 The data: the SASS of each chapter binary in the build folder
-(ladder_tools.mix), one MixBar per chapter (mix_bars).
+(ladder_tools.mix), one MixBar per chapter (mix_bars): the chapter's own
+kernel, as its --describe names it, not its variants' or other paths.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from figures.style import RC, THEMES, legend, style_axes, svg
-from ladder_tools.kernels import select_kernels
-from ladder_tools.mix import ffma_share, kernel_mix, mix_categories
+from ladder_tools.binaries import describe, variant_of
+from ladder_tools.kernels import variant_main_kernel
+from ladder_tools.mix import kernel_mix, mix_categories
 
 #: The K-loop mix's families, in drawing order, with a colour each (readable
 #: on white and near-black; FFMA, the useful work, the strongest).
@@ -37,16 +39,14 @@ class MixBar:
 
 
 def mix_bars(binaries: list[tuple[str, Path]]) -> list[MixBar]:
-    """A bar per chapter binary, given as (slug, path), whose chapter kernel
-    has a loop. A binary with several kernels (chapter 12's aligned and
-    general paths) is drawn by its fastest path: the loop with the largest
-    FFMA share."""
+    """A bar per chapter binary, given as (chapter slug, path), whose own
+    kernel (its default variant's, which --describe names) has a loop."""
     bars = []
     for slug, path in binaries:
-        looped = [k for k in select_kernels(kernel_mix(path), None) if k["loop"]]
-        if looped:
-            best = max(looped, key=lambda k: ffma_share(k["loop"]))
-            bars.append(MixBar(slug.replace("-", " ", 1), mix_categories(best["loop"])))
+        variant = variant_of(describe(path), slug, path)
+        kernel = variant_main_kernel(kernel_mix(path), variant)[0]
+        if kernel["loop"]:
+            bars.append(MixBar(slug.replace("-", " ", 1), mix_categories(kernel["loop"])))
     return bars
 
 

@@ -1,17 +1,25 @@
-"""The chapters' binaries in the build folder, and what cuobjdump says of them.
+"""The chapters' binaries in the build folder, and what they and cuobjdump
+say of them.
 
 The analysis reads the chapters as they were compiled: the build folder is
 $LADDER_BUILD_DIR when set, else <repo>/build, and a chapter's program is
-bin/<slug> there. Reading a binary (cuobjdump, bankmap) takes a moment, so
-each answer is computed once per process and file version (cached).
+bin/<chapter folder> there. One program holds several variants, each
+measured under its own result name (its slug: 10-padding-swizzled is
+bin/10-padding --variant swizzled); the program's ``--describe`` (JSON, no
+GPU needed) lists them with their kernels and launch shapes, and
+find_variant goes from a result slug to the binary and its variant.
+Reading a binary (--describe, cuobjdump, bankmap) takes a moment, so each
+answer is computed once per process and file version (cached).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from pathlib import Path
 
-from ladder_tools import sass_mix
+from ladder_tools import results, sass_mix
 
 #: Environment variable naming the CMake build folder that holds bin/.
 BUILD_DIR_VARIABLE = "LADDER_BUILD_DIR"
@@ -66,3 +74,56 @@ def cuobjdump(path: Path, option: str) -> str:
         except (OSError, RuntimeError) as error:
             raise AnalysisError(f"cannot read {path} with cuobjdump {option}: {error}") from error
     return cached(("cuobjdump", option, *stamp(path)), compute)
+
+
+def describe(path: Path) -> dict:
+    """What a chapter binary says of itself (``<path> --describe``: its
+    chapter, variants, their constants, kernels and launch shapes), cached."""
+    def compute():
+        try:
+            done = subprocess.run([str(path), "--describe"], capture_output=True, text=True,
+                                  timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise AnalysisError(f"cannot run {path} --describe: {error}") from error
+        if done.returncode != 0:
+            raise AnalysisError(f"{path} --describe failed ({done.returncode}): {done.stderr}")
+        try:
+            return json.loads(done.stdout)
+        except json.JSONDecodeError as error:
+            raise AnalysisError(f"{path} --describe printed no JSON: {error}") from error
+    return cached(("describe", *stamp(path)), compute)
+
+
+def chapter_folder(repo_root: str | os.PathLike, slug: str) -> str:
+    """The chapter a result slug belongs to: the longest chapters/* name that
+    is the slug or prefixes it with "-" ('10-padding-rows' -> '10-padding')."""
+    matches = [chapter for chapter in results.chapter_slugs(repo_root)
+               if slug == chapter or slug.startswith(chapter + "-")]
+    if not matches:
+        raise AnalysisError(f"no chapter folder under {Path(repo_root) / 'chapters'} "
+                            f"is {slug!r} or a prefix of it")
+    return max(matches, key=len)
+
+
+def variant_of(description: dict, slug: str, path: Path) -> dict:
+    """The variant of a --describe answer whose result slug is ``slug``."""
+    for variant in description.get("variants", []):
+        if variant.get("slug") == slug:
+            return variant
+    described = ", ".join(v.get("slug", "?") for v in description.get("variants", []))
+    raise AnalysisError(f"{path} --describe has no variant {slug!r} (it describes: {described})")
+
+
+def find_variant(repo_root: str | os.PathLike, build: str | os.PathLike,
+                 slug: str) -> tuple[Path, dict]:
+    """The binary that measures result ``slug`` and its --describe entry for
+    that variant ("default" for the chapter's own)."""
+    path = require_binary(build, chapter_folder(repo_root, slug))
+    return path, variant_of(describe(path), slug, path)
+
+
+def chapter_binaries(repo_root: str | os.PathLike,
+                     build: str | os.PathLike) -> list[tuple[str, Path]]:
+    """(chapter slug, binary) for every chapter whose binary is built, in order."""
+    found = [(slug, binary_path(build, slug)) for slug in results.chapter_slugs(repo_root)]
+    return [(slug, path) for slug, path in found if path.is_file()]

@@ -71,6 +71,49 @@ def select_kernels(entries: list[dict], part: str | None) -> list[dict]:
     return [e for e in entries if is_chapter_kernel(e["name"]) and (not part or part in e["name"])]
 
 
+def first_template_argument(name: str) -> str | None:
+    """The first template argument of a demangled kernel name, which names
+    its tiling ('void ch12::sgemm_warptiled<ch12::Tiling<128, 256>, true,
+    false>(int)' -> 'ch12::Tiling<128, 256>'); None for a kernel that is no
+    template."""
+    head = _cut_balanced(name, "(", ")")
+    bare = base_name(name) + "<"
+    start = head.find(bare)
+    if start < 0:
+        return None
+    first = start + len(bare)
+    depth = 0
+    for end in range(first, len(head)):
+        if depth == 0 and head[end] in ",>":
+            return head[first:end].strip()
+        depth += {"<": 1, ">": -1}.get(head[end], 0)
+    return None
+
+
+def variant_main_kernel(entries: list[dict], variant: dict) -> list[dict]:
+    """The entries (dicts with "name" and "mangled", one per architecture)
+    of a variant's own kernel: the one --describe names (its kernel.name)."""
+    wanted = variant["kernel"]["name"]
+    found = [e for e in entries if e["mangled"] == wanted]
+    if not found:
+        raise AnalysisError(f"variant {variant.get('slug')!r}: the binary holds no kernel "
+                            f"{wanted} (its --describe kernel)")
+    return found
+
+
+def variant_kernels(entries: list[dict], variant: dict) -> list[dict]:
+    """The chapter kernels of one variant among a binary's entries: its own
+    kernel and the other paths of the same tiling (the same first template
+    argument): chapter 12's three paths of Chosen, and not those of Small,
+    the second tiling that only its by-size variant runs."""
+    main = variant_main_kernel(entries, variant)
+    tiling = first_template_argument(main[0]["name"])
+    if tiling is None:
+        return main
+    return [e for e in entries
+            if is_chapter_kernel(e["name"]) and first_template_argument(e["name"]) == tiling]
+
+
 def pick_kernel(results: list[dict], part: str | None, binary: Path) -> dict:
     """The one chapter kernel of a binary (matching ``part``), or an error."""
     kernels = select_kernels(results, part)

@@ -90,9 +90,3 @@ def mix_table(loop: dict) -> tuple[list[str], list[list[str]]]:
         rows.append(row)
     return header, rows
 
-
-def ffma_share(counts: dict) -> float:
-    """FFMA's share of the instructions of mix_categories(counts)."""
-    families = mix_categories(counts)
-    total = sum(families.values())
-    return families.get("FFMA", 0) / total if total else 0.0

@@ -1,22 +1,21 @@
 """Registers, shared memory, spills and the occupancy they allow, per kernel.
 
 Computed from a chapter's binary (ladder_tools.occupancy on ``cuobjdump
--res-usage``), with the launch a kernel needs besides: its block size (from
-its ``__launch_bounds__`` when it has them) and whether it uses dynamic
-shared memory (from its PTX). A GPU's result may report what the driver
-said of the same kernel (its "resources"); resources_rows sets the two side
-by side and says whether they agree.
+-res-usage``), with the launch a kernel needs besides: its block size and
+dynamic shared memory, which the binary's ``--describe`` gives for each
+variant (Launch.of). A GPU's result may report what the driver said of the
+same kernel (its "resources"); resources_rows sets the two side by side and
+says whether they agree.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ladder_tools import occupancy
-from ladder_tools.binaries import AnalysisError, cached, cuobjdump, stamp
+from ladder_tools.binaries import AnalysisError, cached, stamp
 from ladder_tools.formatting import DASH, format_bytes, format_percent
 from ladder_tools.kernels import short_name
 
@@ -32,36 +31,6 @@ def kernel_resources(path: Path) -> list[dict]:
         except (OSError, RuntimeError) as error:
             raise AnalysisError(f"cannot read the resources of {path}: {error}") from error
     return cached(("res", *stamp(path)), compute)
-
-
-_SECTION = re.compile(r"^\.nv\.info\.(\S+)")
-_VALUES = re.compile(r"0x([0-9a-fA-F]+)")
-
-
-def parse_launch_bounds(elf_text: str) -> dict[str, int]:
-    """Mangled kernel name -> the block size its __launch_bounds__ (PTX
-    .maxntid) allows, from ``cuobjdump -elf``: each kernel's .nv.info section
-    holds EIATTR_MAX_THREADS with x, y, z. A kernel without launch bounds has
-    none. The first architecture listed wins."""
-    bounds: dict[str, int] = {}
-    section = None
-    wanted = False
-    for line in elf_text.splitlines():
-        if match := _SECTION.match(line.strip()):
-            section, wanted = match.group(1), False
-        elif section and "EIATTR_MAX_THREADS" in line:
-            wanted = True
-        elif wanted and line.strip().startswith("Value:"):
-            threads = math.prod(int(v, 16) for v in _VALUES.findall(line)[:3])
-            bounds.setdefault(section, threads)
-            wanted = False
-    return bounds
-
-
-def launch_bounds(path: Path) -> dict[str, int]:
-    """parse_launch_bounds of a binary, cached."""
-    return cached(("bounds", *stamp(path)),
-                  lambda: parse_launch_bounds(cuobjdump(path, "-elf")))
 
 
 def arch_of_capability(capability: str | None) -> str | None:
@@ -85,38 +54,19 @@ def format_shared(static: int, dynamic: int) -> str:
     return f"{text} + {format_bytes(dynamic)} dynamic" if dynamic else text
 
 
-_EXTERN_SHARED = re.compile(r"^\s*\.extern\s+\.shared\b.*?([\w$]+)\s*\[\s*\]", re.MULTILINE)
-_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)", re.MULTILINE)
-
-
-def parse_dynamic_shared(ptx: str) -> set[str] | None:
-    """The kernels (mangled) whose PTX uses dynamic shared memory (an
-    ``.extern .shared`` array, sized at launch), from ``cuobjdump -ptx``;
-    None when the binary holds no PTX to tell."""
-    entries = list(_ENTRY.finditer(ptx))
-    if not entries:
-        return None
-    arrays = set(_EXTERN_SHARED.findall(ptx))
-    users = set()
-    for index, entry in enumerate(entries):
-        end = entries[index + 1].start() if index + 1 < len(entries) else len(ptx)
-        body = ptx[entry.end():end]
-        if any(re.search(rf"\b{re.escape(name)}\b", body) for name in arrays):
-            users.add(entry.group(1))
-    return users
-
-
 LIMIT_NAMES = {"threads": "threads", "registers": "registers",
                "shared_memory": "shared memory", "blocks": "blocks per SM cap"}
 
 
 @dataclass(frozen=True)
 class ReportedResources:
-    """What one GPU reported for a chapter's kernel (a result's "resources")."""
+    """What one GPU reported for a chapter's kernel (a result's "resources"):
+    the kernel of the variant it measured, not the other paths of its tiling."""
 
     gpu: str  #: the GPU's name, for the table
     arch: str | None  #: its architecture when occupancy.py knows it
     data: dict  #: the result's "resources" object
+    kernel: str  #: the mangled name of the kernel reported (the variant's, per --describe)
 
 
 def agreement(computed: dict, occ: dict, reported: ReportedResources) -> str:
@@ -141,12 +91,6 @@ def agreement(computed: dict, occ: dict, reported: ReportedResources) -> str:
     return "agrees" if same else "differs"
 
 
-def dynamic_shared_users(path: Path) -> set[str] | None:
-    """parse_dynamic_shared of a binary, cached."""
-    return cached(("dynamic", *stamp(path)),
-                  lambda: parse_dynamic_shared(cuobjdump(path, "-ptx")))
-
-
 @dataclass(frozen=True)
 class Launch:
     """How a kernel is launched: its block size and dynamic shared memory."""
@@ -154,18 +98,25 @@ class Launch:
     threads: int
     dynamic_smem: int = 0
 
+    @classmethod
+    def of(cls, variant: dict) -> Launch:
+        """The launch of a variant's kernels, from its --describe entry (the
+        same for every path of its tiling)."""
+        kernel = variant["kernel"]
+        return cls(kernel["threads_per_block"], kernel["dynamic_smem_bytes"])
+
 
 RESOURCES_HEADER = ["kernel", "", "threads/block", "registers/thread", "shared memory",
                     "spills (local B/thread)", "blocks/SM", "limited by", "occupancy", "check"]
 
 
-def resources_rows(resources: list[dict], launches: list[Launch],
+def resources_rows(resources: list[dict], launch: Launch,
                    reported: list[ReportedResources]) -> list[list[str]]:
-    """The {ladder-resources} table: per kernel (launched as ``launches``
-    says) a computed row, then one row per GPU that reported the kernel's
+    """The {ladder-resources} table: per kernel (each launched as ``launch``
+    says) a computed row, then one row per GPU that reported that kernel's
     resources."""
     rows = []
-    for resource, launch in zip(resources, launches, strict=True):
+    for resource in resources:
         occ = computed_occupancy(resource, launch.threads, launch.dynamic_smem)
         rows.append([
             short_name(resource["name"]), f"computed, {occ['arch']}", str(launch.threads),
@@ -175,7 +126,7 @@ def resources_rows(resources: list[dict], launches: list[Launch],
             ", ".join(LIMIT_NAMES[name] for name in occ["limited_by"]),
             format_percent(100 * occ["occupancy"]), "",
         ])
-        for gpu in reported:
+        for gpu in (g for g in reported if g.kernel == resource["mangled"]):
             r = gpu.data
             occupancy_text = (format_percent(100 * r["occupancy"])
                               if isinstance(r.get("occupancy"), (int, float)) else DASH)

@@ -3,20 +3,23 @@
 Computed at build time from the chapters' binaries (the build folder is
 $LADDER_BUILD_DIR, default <repo>/build; a missing binary fails the build):
 
-``{ladder-resources} <slug>``  options ``:kernel:``, ``:threads:``, ``:dynamic-smem:``
-    per sgemm_ kernel of build/bin/<slug> (those whose name contains
-    ``:kernel:``): registers, shared memory, spills, and the occupancy they
-    allow (ladder_tools.occupancy), then a row per GPU whose result for
-    the chapter reports its resources, and whether that agrees. The block
-    size comes from the GPU's fresh result, else ``:threads:``, else the
-    kernel's ``__launch_bounds__``, else a stale result; dynamic shared
-    memory from the fresh result, else ``:dynamic-smem:``, else none when
-    the kernel's PTX declares none. Lacking either is an error.
+A <slug> names a result (a chapter, or one of its variants: 10-padding-rows):
+the binary is bin/<chapter folder>, and the variant's kernels are the one its
+``--describe`` names and the other paths of the same tiling
+(ladder_tools.binaries.find_variant, ladder_tools.kernels.variant_kernels);
+``:kernel:`` keeps those whose demangled name contains it.
+
+``{ladder-resources} <slug>``  option ``:kernel:``
+    per kernel of the variant: registers, shared memory, spills, and the
+    occupancy they allow (ladder_tools.occupancy) when launched as
+    ``--describe`` says (threads per block, dynamic shared memory), then a
+    row per GPU whose result reports its resources, and whether that agrees.
 ``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
-    the instruction mix of the K-loop of the chapter's one sgemm_ kernel
+    the instruction mix of the K-loop of the variant's one kernel
     (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
 ``{ladder-mix-figure}``
-    the K-loop mix of every chapter binary present, as stacked bars.
+    the K-loop mix of every chapter binary present (each chapter's own
+    kernel), as stacked bars.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts.
 
@@ -58,16 +61,16 @@ from figures import mix as mix_figure
 from figures import sweep as sweep_figure
 from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
-from ladder_tools.binaries import AnalysisError, binary_path, require_binary
+from ladder_tools.binaries import AnalysisError, chapter_binaries, find_variant, require_binary
 from ladder_tools.formatting import DASH, format_gflops, format_size
 from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
-from ladder_tools.kernels import KERNEL_PREFIX, folded_name, pick_kernel, select_kernels, short_name
+from ladder_tools.kernels import (KERNEL_PREFIX, folded_name, pick_kernel, select_kernels,
+                                  short_name, variant_kernels)
 from ladder_tools.mix import kernel_mix, mix_table
 from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, ncu_path, ncu_row,
                               parse_model)
 from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
-                                    arch_of_capability, dynamic_shared_users, kernel_resources,
-                                    launch_bounds, resources_rows)
+                                    arch_of_capability, kernel_resources, resources_rows)
 from ladder_tools.sweep_results import (Sweep, chapter_kernel_text, committed_config, load_sweep,
                                         sweep_pairs, sweep_path, sweep_rows)
 from ladder_tools.transpose import (TRANSPOSE_HEADER, load_transpose, transpose_counter_rows,
@@ -87,6 +90,13 @@ class _AnalysisDirective(LadderMixin, SphinxDirective):
             raise self.error(f"{self.name}: {error}") from error
         self.track(path)
         return path
+
+    def variant(self, slug: str) -> tuple[Path, dict]:
+        """The binary that measures result ``slug`` and its --describe entry
+        for that variant; the binary is tracked, so a rebuild re-reads it."""
+        path, variant = find_variant(self.repo_root, self.build_dir, slug)
+        self.track(path)
+        return path, variant
 
     def run(self) -> list[nodes.Node]:
         try:
@@ -144,29 +154,18 @@ class ResourcesDirective(_AnalysisDirective):
     """Registers, shared memory, spills and occupancy of a chapter's kernels."""
 
     required_arguments = 1
-    option_spec = {"threads": directives.positive_int, "kernel": directives.unchanged_required,
-                   "dynamic-smem": directives.nonnegative_int}
+    option_spec = {"kernel": directives.unchanged_required}
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
-        path = self.binary(slug)
-        kernels = select_kernels(kernel_resources(path),
-                                          self.options.get("kernel"))
+        path, variant = self.variant(slug)
+        part = self.options.get("kernel")
+        kernels = select_kernels(variant_kernels(kernel_resources(path), variant), part)
         if not kernels:
-            raise AnalysisError(f"{path} has no {KERNEL_PREFIX}* kernel")
-        reported = self.reported(slug)
-        bounds = launch_bounds(path)
-        dynamic_users = dynamic_shared_users(path)
-        launches, sources = [], set()
-        for kernel in kernels:
-            threads, threads_from = self.threads(reported, bounds.get(kernel["mangled"]))
-            uses_dynamic = None if dynamic_users is None else kernel["mangled"] in dynamic_users
-            dynamic, dynamic_from = self.dynamic_smem(reported, uses_dynamic)
-            launches.append(Launch(threads, dynamic))
-            sources.add(f"threads per block from {threads_from}")
-            if dynamic_from:
-                sources.add(f"dynamic shared memory {dynamic_from}")
-        rows = resources_rows(kernels, launches, [r for r, _ in reported])
+            raise AnalysisError(f"{path} has no {KERNEL_PREFIX}* kernel of {slug} whose name "
+                                f"contains {part!r}")
+        reported = self.reported(slug, variant, kernels)
+        rows = resources_rows(kernels, Launch.of(variant), [r for r, _ in reported])
         for row in rows:
             row[0] = folded_name(row[0])
         output: list[nodes.Node] = [table([RESOURCES_HEADER], rows,
@@ -177,73 +176,34 @@ class ResourcesDirective(_AnalysisDirective):
                 self.note_stale(result)
         output.append(paragraph(
             f"Computed by `code/analysis/occupancy.py` from `cuobjdump -res-usage` of "
-            f"`bin/{slug}`, {'; '.join(sorted(sources))}. Reported: "
+            f"`bin/{path.name}`, threads per block and dynamic shared memory from "
+            f"`bin/{path.name} --describe`{_variant_words(variant)}. Reported: "
             "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU.",
             ["ladder-provenance"]))
         return output
 
-    def reported(self, slug: str) -> list[tuple[ReportedResources, results.ChapterResult]]:
-        """Every GPU result of the chapter that has "resources"."""
+    def reported(self, slug: str, variant: dict,
+                 kernels: list[dict]) -> list[tuple[ReportedResources, results.ChapterResult]]:
+        """Every GPU result of the variant that has "resources": those of its
+        own kernel, so none when the table leaves that kernel out."""
         for gpu in results.gpu_folders(self.results_root):
             self.track(results.chapter_result_path(self.results_root, gpu, slug))
+        kernel = variant["kernel"]["name"]
+        if all(k["mangled"] != kernel for k in kernels):
+            return []
         found = []
         for result in results.load_chapter_results(self.results_root, slug, self.repo_root):
             resources = result.data.get("resources")
             if isinstance(resources, dict) and isinstance(resources.get("threads_per_block"), int):
                 arch = arch_of_capability(result.provenance.get("compute_capability"))
-                found.append((ReportedResources(result.provenance["gpu"], arch,
-                                                         resources), result))
+                found.append((ReportedResources(result.provenance["gpu"], arch, resources,
+                                                kernel), result))
         return found
 
-    def threads(self, reported, bound: int | None) -> tuple[int, str]:
-        """A kernel's block size and where it came from: the GPU's fresh
-        result, else :threads:, else the kernel's __launch_bounds__, else a
-        stale result; with none of them the option is required."""
-        fresh = [r.data["threads_per_block"] for r, result in reported if not result.stale]
-        given = self.options.get("threads")
-        if fresh and given is not None and given != fresh[0]:
-            raise AnalysisError(
-                f":threads: {given}, but the GPU measured blocks of {fresh[0]} threads for "
-                f"{self.arguments[0]}: correct the option")
-        if fresh:
-            return fresh[0], "the GPU's result"
-        if given is not None:
-            return given, "the page"
-        if bound is not None:
-            return bound, "the kernel's `__launch_bounds__`"
-        if reported:
-            return reported[0][0].data["threads_per_block"], "the GPU's (stale) result"
-        raise AnalysisError(
-            f"no GPU result for {self.arguments[0]} gives its threads per block, and its "
-            "kernel has no __launch_bounds__: add the option :threads: N")
 
-    def dynamic_smem(self, reported, uses_dynamic: bool | None) -> tuple[int, str | None]:
-        """A kernel's dynamic shared memory per block and where it came from:
-        the GPU's fresh result, else :dynamic-smem:, else none when its PTX
-        declares none, else a stale result; a kernel that uses dynamic shared
-        memory (sized at launch) needs one of them."""
-        fresh = [r.data.get("dynamic_smem_bytes") for r, result in reported if not result.stale]
-        fresh = [value for value in fresh if isinstance(value, int)]
-        given = self.options.get("dynamic-smem")
-        if fresh and given is not None and given != fresh[0]:
-            raise AnalysisError(
-                f":dynamic-smem: {given}, but the GPU launched {self.arguments[0]} with "
-                f"{fresh[0]} bytes: correct the option")
-        if fresh:
-            return fresh[0], "from the GPU's result" if fresh[0] else None
-        if given is not None:
-            return given, "from the page"
-        if uses_dynamic is False:
-            return 0, None
-        stale = [r.data.get("dynamic_smem_bytes") for r, _ in reported]
-        stale = [value for value in stale if isinstance(value, int)]
-        if stale:
-            return stale[0], "from the GPU's (stale) result"
-        if uses_dynamic is None:
-            return 0, "none assumed (the binary holds no PTX to check)"
-        raise AnalysisError(
-            f"the kernel of {self.arguments[0]} uses dynamic shared memory, sized at launch, "
-            "and no GPU result gives it: add the option :dynamic-smem: BYTES")
+def _variant_words(variant: dict) -> str:
+    """' (variant swizzled)' for a variant other than the chapter's own."""
+    return "" if variant["name"] == "default" else f" (variant {variant['name']})"
 
 
 # --------------------------------------------------------------------------
@@ -259,9 +219,10 @@ class SassDirective(_AnalysisDirective):
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
-        path = self.binary(slug)
+        path, variant = self.variant(slug)
         trips = self.options.get("inner-trips")
-        kernel = pick_kernel(kernel_mix(path, trips), self.options.get("kernel"), path)
+        kernel = pick_kernel(variant_kernels(kernel_mix(path, trips), variant),
+                             self.options.get("kernel"), path)
         loop = kernel["loop"]
         name = short_name(kernel["name"])
         if loop is None:
@@ -271,7 +232,8 @@ class SassDirective(_AnalysisDirective):
                 f":inner-trips: {trips} given, but the K-loop of {name} has no inner loop")
         header, rows = mix_table(loop)
         inner = len(loop["inner_loops"])
-        where = (f"The K-loop of `{name}` in `bin/{slug}` ({kernel['arch']}), addresses "
+        where = (f"The K-loop of `{name}` ({kernel['arch']}) in "
+                 f"`bin/{path.name}`{_variant_words(variant)}, addresses "
                  f"{loop['start']}\u2013{loop['end']}: static counts, each instruction of "
                  "the body once")
         where += (f"; it holds {inner} inner loop{'s' if inner > 1 else ''}." if inner
@@ -284,9 +246,7 @@ class MixFigureDirective(_AnalysisDirective):
     """Every chapter binary's K-loop mix as stacked horizontal bars."""
 
     def render(self) -> list[nodes.Node]:
-        found = [(slug, binary_path(self.build_dir, slug))
-                 for slug in results.chapter_slugs(self.repo_root)]
-        found = [(slug, path) for slug, path in found if path.is_file()]
+        found = chapter_binaries(self.repo_root, self.build_dir)
         for _, path in found:
             self.track(path)
         bars = mix_figure.mix_bars(found)

@@ -29,13 +29,15 @@ sys.path.insert(0, str(ROOT / "code"))
 from ladder_tools import (bankmap, formatting, issue, kernels, mix, provenance,  # noqa: E402
                           results, sweep_results, transpose)
 from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,  # noqa: E402
-                                   require_binary)
+                                   chapter_folder, find_variant, require_binary, variant_of)
 from ladder_tools.metrics import METRIC  # noqa: E402
 from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,  # noqa: E402
                               ncu_header, ncu_row, parse_model)
 from ladder_tools.resources import (Launch, ReportedResources, agreement,  # noqa: E402
                                     arch_of_capability, computed_occupancy, kernel_resources,
-                                    parse_dynamic_shared, parse_launch_bounds, resources_rows)
+                                    resources_rows)
+
+import fixture_site  # noqa: E402
 
 # -- Kernel names ---------------------------------------------------------------
 
@@ -70,6 +72,73 @@ def test_the_build_folder_follows_the_environment(tmp_path, monkeypatch):
     assert build_dir(tmp_path) == tmp_path / "other"
 
 
+# -- From a result slug to its binary, variant and kernels -----------------------------
+
+
+def test_a_result_slug_belongs_to_the_longest_chapter_folder_that_prefixes_it(tmp_path):
+    for name in ("10-padding", "10-padding-rows-extra", "11-double-buffering"):
+        (tmp_path / "chapters" / name).mkdir(parents=True)
+        (tmp_path / "chapters" / name / "chapter.md").write_text("# x\n")
+    assert chapter_folder(tmp_path, "10-padding") == "10-padding"
+    assert chapter_folder(tmp_path, "10-padding-swizzled") == "10-padding"
+    assert chapter_folder(tmp_path, "10-padding-rows-extra-b") == "10-padding-rows-extra"
+    # A prefix counts only up to a dash: 10-paddingx is no variant of 10-padding.
+    with pytest.raises(AnalysisError, match="no chapter folder"):
+        chapter_folder(tmp_path, "10-paddingx")
+
+
+DESCRIPTION = {"chapter": "10-padding", "variants": [
+    {"name": "default", "slug": "10-padding", "kernel": {"name": "_Z1av"}},
+    {"name": "rows", "slug": "10-padding-rows", "kernel": {"name": "_Z1bv"}}]}
+
+
+def test_a_variant_is_the_one_whose_slug_is_the_result_name(tmp_path):
+    assert variant_of(DESCRIPTION, "10-padding-rows", tmp_path)["name"] == "rows"
+    with pytest.raises(AnalysisError, match=r"no variant '10-padding-x' .*10-padding, "
+                                            r"10-padding-rows"):
+        variant_of(DESCRIPTION, "10-padding-x", tmp_path)
+
+
+def path_kernel(tiling: str, exact: str, aligned: str) -> dict:
+    """A cuobjdump entry of one of chapter 12's paths of one tiling."""
+    name = (f"void ch12::sgemm_warptiled<ch12::Tiling<{tiling}>, {exact}, {aligned}>"
+            "(int, int, int, float, float const*, float const*, float, float*)")
+    return {"name": name, "mangled": f"_Z{tiling}{exact}{aligned}".replace(", ", "_")}
+
+
+# Chapter 12's binary: three paths of Chosen and three of Small, and the fill.
+CHOSEN = [path_kernel("128, 256", *flags)
+          for flags in (("true", "false"), ("true", "true"), ("false", "true"))]
+SMALL = [path_kernel("64, 64", *flags)
+         for flags in (("true", "false"), ("true", "true"), ("false", "true"))]
+FILL = {"name": "ladder::fill_uniform(float*, unsigned long)", "mangled": "_Zfill"}
+
+
+def test_a_variants_kernels_are_its_own_and_the_other_paths_of_its_tiling():
+    entries = [FILL, *SMALL, *CHOSEN]
+    default = {"slug": "12-final", "kernel": {"name": CHOSEN[0]["mangled"]}}
+    assert kernels.variant_main_kernel(entries, default) == [CHOSEN[0]]
+    assert kernels.variant_kernels(entries, default) == CHOSEN
+    # :kernel: then picks among the variant's paths: the general path of Chosen.
+    assert kernels.select_kernels(kernels.variant_kernels(entries, default),
+                                  "false, true>") == [CHOSEN[2]]
+    small = {"slug": "x", "kernel": {"name": SMALL[1]["mangled"]}}
+    assert kernels.variant_kernels(entries, small) == SMALL
+    # A kernel that is no template has no paths beside it.
+    naive = {"name": "ch01::sgemm_naive(int)", "mangled": "_Znaive"}
+    assert kernels.variant_kernels([naive, {**naive, "mangled": "_Zother"}],
+                                   {"slug": "01-naive", "kernel": {"name": "_Znaive"}}) == [naive]
+    with pytest.raises(AnalysisError, match="holds no kernel _Zabsent"):
+        kernels.variant_kernels(entries, {"slug": "x", "kernel": {"name": "_Zabsent"}})
+
+
+def test_the_first_template_argument_names_the_tiling():
+    assert kernels.first_template_argument(CHOSEN[2]["name"]) == "ch12::Tiling<128, 256>"
+    assert kernels.first_template_argument(TEMPLATED) == "ch08::Tiling<64, 128, 16>"
+    assert kernels.first_template_argument("void f<3>(int)") == "3"
+    assert kernels.first_template_argument("ch01::sgemm_naive(int, float*)") is None
+
+
 # -- Formatting -----------------------------------------------------------------
 
 
@@ -91,7 +160,8 @@ def test_formatting():
 
 # -- Resources and occupancy ----------------------------------------------------
 
-RESOURCE = {"name": "ch04::sgemm_smem_tiled(int, float*)", "arch": "sm_90", "registers": 32,
+RESOURCE = {"name": "ch04::sgemm_smem_tiled(int, float*)", "mangled": "_Zsmem",
+            "arch": "sm_90", "registers": 32,
             "shared_bytes": 8192, "local_bytes": 0, "stack_bytes": 0}
 
 
@@ -101,26 +171,34 @@ def reported(**overrides) -> ReportedResources:
               "occupancy": 1.0}
     arch = overrides.pop("arch", "sm_90")
     values.update(overrides)
-    return ReportedResources("Test GPU", arch, values)
+    return ReportedResources("Test GPU", arch, values, "_Zsmem")
 
 
 def test_resources_rows_compute_and_compare():
-    rows = resources_rows([RESOURCE], [Launch(1024)], [reported()])
+    rows = resources_rows([RESOURCE], Launch(1024), [reported()])
     computed, gpu = rows
     # 1024 threads of 32 registers: 2 blocks fill the SM's 64 warps and its registers.
     assert computed == ["sgemm_smem_tiled", "computed, sm_90", "1024", "32", "8 KiB", "0", "2",
                         "threads, registers", "100.0%", ""]
     assert gpu[1] == "reported by Test GPU" and gpu[-1] == "agrees"
-    launch = [Launch(1024)]
+    launch = Launch(1024)
     assert resources_rows([RESOURCE], launch, [reported(blocks_per_sm=1)])[1][-1] == (
         "differs")
     more_registers = reported(registers_per_thread=40)
     assert resources_rows([RESOURCE], launch, [more_registers])[1][-1] == "differs"
 
 
+def test_a_gpu_row_goes_under_the_kernel_the_gpu_reported():
+    other_path = {**RESOURCE, "name": "ch04::sgemm_other(int, float*)", "mangled": "_Zother"}
+    rows = resources_rows([other_path, RESOURCE], Launch(1024), [reported()])
+    assert [row[1] for row in rows] == ["computed, sm_90", "computed, sm_90",
+                                        "reported by Test GPU"]
+    assert rows[1][0] == "sgemm_smem_tiled"
+
+
 def test_dynamic_shared_memory_counts_toward_occupancy():
     # 8 KiB static + 100 KiB dynamic (+ 1 KiB reserved) per block: 2 fit in 228 KiB.
-    (row,) = resources_rows([RESOURCE], [Launch(256, 100 * 1024)], [])
+    (row,) = resources_rows([RESOURCE], Launch(256, 100 * 1024), [])
     assert row[4] == "8 KiB + 100 KiB dynamic"
     assert row[6:8] == ["2", "shared memory"]
 
@@ -137,50 +215,9 @@ def test_resources_on_another_architecture_check_the_arithmetic_only():
     assert arch_of_capability("12.0") is None
 
 
-ELF = """
-.nv.info._ZN4ch0416sgemm_smem_tiledEiiifPKfS1_fPf
-	<0x15>
-	Attribute:	EIATTR_MAX_THREADS
-	Format:	EIFMT_SVAL
-	Value:	0x400 0x1 0x1
-	<0x16>
-	Attribute:	EIATTR_CBANK_PARAM_SIZE
-	Value:	0x30
-.nv.info._ZN6ladder12fill_uniformEPfmj
-	Attribute:	EIATTR_CBANK_PARAM_SIZE
-	Value:	0x14
-.nv.info._Z1kv
-	Attribute:	EIATTR_MAX_THREADS
-	Value:	0x20 0x8 0x1
-"""
-
-
-PTX = """
-.extern .shared .align 16 .b8 _ZN4ch114smemE[];
-.visible .entry _ZN6ladder12fill_uniformEPfmj(
-  .param .u64 p
-)
-{
-  ret;
-}
-.visible .entry _ZN4ch1115sgemm_warptiledEv(
-)
-{
-  mov.u32 %r1, _ZN4ch114smemE;
-  ret;
-}
-"""
-
-
-def test_dynamic_shared_memory_from_the_ptx():
-    assert parse_dynamic_shared(PTX) == {"_ZN4ch1115sgemm_warptiledEv"}
-    assert parse_dynamic_shared(PTX.replace(".extern", "// none")) == set()
-    assert parse_dynamic_shared("") is None  # no PTX: cannot tell
-
-
-def test_launch_bounds_from_the_elf():
-    assert parse_launch_bounds(ELF) == {
-        "_ZN4ch0416sgemm_smem_tiledEiiifPKfS1_fPf": 1024, "_Z1kv": 256}
+def test_the_launch_is_the_one_describe_gives():
+    variant = {"kernel": {"threads_per_block": 256, "dynamic_smem_bytes": 49408}}
+    assert Launch.of(variant) == Launch(256, 49408)
 
 
 # -- The K-loop mix ---------------------------------------------------------------
@@ -420,7 +457,8 @@ def test_a_transpose_file_without_sizes_is_an_error(tmp_path):
 # -- Scratch builds against the binaries -------------------------------------------
 
 BUILD = Path(os.environ.get(BUILD_DIR_VARIABLE, ROOT / "build"))
-NEEDED = ["bankmap", "01-naive", "04-smem-tiling", "08-warp-tiling"]
+NEEDED = ["bankmap", "01-naive", "04-smem-tiling", "08-warp-tiling", "10-padding",
+          "11-double-buffering", "12-final"]
 
 
 @pytest.fixture(scope="module")
@@ -443,17 +481,10 @@ def sphinx_python() -> str:
 
 
 def results_copy(target: Path, resources: dict | None = None) -> Path:
-    """The fixture results with fresh hashes for the files in the tree, and
+    """The fixture site's results (the h200 ones fresh for the tree), and
     (when given) "resources" in the h200 result of 04-smem-tiling."""
-    shutil.copytree(FIXTURES, target)
+    fixture_site.fixture_results(target)
     gpu = target / "h200"
-    for path in [*(gpu / "chapters").glob("*.json"), gpu / "sweep-09-autotuning.json",
-                 gpu / "transpose.json"]:
-        content = json.loads(path.read_text())
-        recorded = content["provenance"]
-        recorded["inputs"] = provenance.hash_files([recorded["source"]], ROOT,
-                                                   recorded.get("inputs_exclude"))
-        path.write_text(json.dumps(content))
     if resources is not None:
         source = ROOT / "chapters" / "04-smem-tiling" / "kernel.cu"
         result = json.loads((gpu / "chapters" / "01-naive.json").read_text())
@@ -498,7 +529,6 @@ EVERY_DIRECTIVE = """# Scratch
 ```
 
 ```{ladder-resources} 08-warp-tiling
-:threads: 128
 ```
 
 ```{ladder-sass} 08-warp-tiling
@@ -589,14 +619,13 @@ def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     text = page_text(tmp_path)
     assert text.count("Not measured yet") == 2 and "Not swept yet" in text
-    # Without a result, the block size is the kernel's __launch_bounds__.
-    assert "computed, sm_90 1024" in text and "__launch_bounds__" in text
+    # Without a result, the launch is the one the binary describes.
+    assert "computed, sm_90 1024" in text and "bin/04-smem-tiling --describe" in text
 
 
 @pytest.mark.parametrize("page, message", [
-    # Chapter 01's kernel has no __launch_bounds__ to take the block size from.
-    ("```{ladder-resources} 01-naive\n```\n", "add the option :threads: N"),
-    ("```{ladder-sass} 99-absent\n```\n", "bin/99-absent does not exist"),
+    ("```{ladder-sass} 99-absent\n```\n", "no chapter folder"),
+    ("```{ladder-resources} 01-naive-nothing\n```\n", "has no variant '01-naive-nothing'"),
     ("```{ladder-bankmap} no.such.access\n```\n", "no access named 'no.such.access'"),
     ("```{ladder-bankmap}\n```\n", "give an access name"),
     ("```{ladder-sass} 04-smem-tiling\n:kernel: nothing\n```\n", "no sgemm_"),
@@ -609,19 +638,41 @@ def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, mess
     assert message in done.stderr
 
 
-def test_dynamic_shared_memory_needs_a_source(binaries, sphinx_python, tmp_path):
-    if not (binaries / "bin" / "11-double-buffering").is_file():
-        pytest.skip(f"not built in {binaries}/bin: 11-double-buffering")
+VARIANTS = """# Scratch
+
+```{ladder-sass} 10-padding-swizzled
+```
+
+```{ladder-resources} 11-double-buffering-rows
+```
+
+```{ladder-resources} 12-final-by-size
+:kernel: false, true>
+```
+"""
+
+
+def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphinx_python,
+                                                                  tmp_path):
     empty = tmp_path / "results"
     empty.mkdir()
-    page = "# Scratch\n\n```{ladder-resources} 11-double-buffering\n```\n"
-    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
-    assert done.returncode != 0
-    assert "add the option :dynamic-smem: BYTES" in done.stderr
-    page = "# Scratch\n\n```{ladder-resources} 11-double-buffering\n:dynamic-smem: 40960\n```\n"
-    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
+    done = build_page(sphinx_python, tmp_path, VARIANTS, empty, binaries)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "+ 40 KiB dynamic" in page_text(tmp_path)
+    text = page_text(tmp_path)
+    # The swizzled variant's own kernel (its A layout is 1), in bin/10-padding.
+    assert "(ALayout)1" in text and "(ALayout)0" not in text
+    assert "bin/10-padding (variant swizzled)" in text
+    # Chapter 11's dynamic shared memory and chapter 12's, as --describe gives them.
+    assert "0 B + 24.2 KiB dynamic" in text
+    assert "bin/11-double-buffering --describe (variant rows)" in text
+    # One general path: Chosen's, not Small's too.
+    assert text.count("computed, sm_90 256") == 1 and "0 B + 48.2 KiB dynamic" in text
+
+
+def test_describe_finds_the_variant_of_a_result(binaries):
+    path, variant = find_variant(ROOT, binaries, "10-padding-rows")
+    assert path == binaries / "bin" / "10-padding" and variant["name"] == "rows"
+    assert variant["kernel"]["threads_per_block"] == 128
 
 
 def test_a_missing_build_folder_fails_the_build(sphinx_python, tmp_path):

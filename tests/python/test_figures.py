@@ -11,11 +11,16 @@ measured in display coordinates, in the light and the dark drawing:
   GFLOP/s axis spans the rates rather than starting at 0;
 - text takes the mode's ink colour (light text on the dark page).
 
+And the mix figure (figures/mix.py) draws one bar per chapter binary, that of
+the chapter's own kernel, where a binary holds its variants' kernels too.
+
 The data: the committed results (results/<gpu>/) where there are some, the
 test fixtures (tests/fixtures/results/), and made-up worst cases.
 """
 
 import json
+import os
+import re
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -31,7 +36,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from figures import by_size, style, sweep  # noqa: E402
+from figures import by_size, mix, style, sweep  # noqa: E402
+from ladder_tools.binaries import chapter_binaries  # noqa: E402
+from ladder_tools.kernels import select_kernels  # noqa: E402
+from ladder_tools.mix import kernel_mix, mix_categories  # noqa: E402
 
 MODES = ("light", "dark")
 RESULT_FOLDERS = [ROOT / "results", ROOT / "tests" / "fixtures" / "results"]
@@ -239,3 +247,34 @@ def test_sweep_figure_is_legible(name, rates, correct, committed, mode):
         assert not problems, f"{name}, {mode}:\n" + "\n".join(problems)
     finally:
         plt.close(figure)
+
+
+# -- The mix figure ({ladder-mix-figure}) ---------------------------------------
+
+BUILD = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
+
+
+def own_kernel_mix(binary: Path, *parts: str) -> dict:
+    """The K-loop families of the one kernel of ``binary`` whose name
+    contains every one of ``parts``."""
+    (kernel,) = [k for k in select_kernels(kernel_mix(binary), None)
+                 if all(part in k["name"] for part in parts)]
+    return mix_categories(kernel["loop"])
+
+
+def test_the_mix_figure_has_one_bar_per_chapter_of_its_own_kernel():
+    needed = [BUILD / "bin" / name for name in ("10-padding", "12-final")]
+    if not all(path.is_file() for path in needed):
+        pytest.skip(f"not built in {BUILD}/bin: 10-padding, 12-final (cmake --build build)")
+    found = chapter_binaries(ROOT, BUILD)
+    drawn_bars = mix.mix_bars(found)
+    assert [bar.label for bar in drawn_bars] == [slug.replace("-", " ", 1) for slug, _ in found]
+    bars = {bar.label: bar.families for bar in drawn_bars}
+    # Chapter 10's own kernel: A padded (layout 0), chapter 09's order (1),
+    # not the swizzled variant's nor the rows variant's.
+    assert bars["10 padding"] == own_kernel_mix(needed[0], "ALayout)0, 1>")
+    # Chapter 12's: the exact path of the tiling kernel.cuh commits to, not
+    # its other paths nor the by-size variant's Small tiling.
+    text = (ROOT / "chapters" / "12-final" / "kernel.cuh").read_text()
+    chosen = re.search(r"using\s+Chosen\s*=\s*Tiling<([^>]*)>", text).group(1)
+    assert bars["12 final"] == own_kernel_mix(needed[1], f"Tiling<{chosen},", "true, false>")
