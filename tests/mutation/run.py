@@ -82,7 +82,7 @@ MUTATIONS = [
     Mutation("bank-no-broadcast", BANK, "if (!seen) distinct[distinct_count++] = word;",
              "distinct[distinct_count++] = word;", BANK_CHECKS,
              "the bank model loses its broadcast rule"),
-    Mutation("ch12-smem-index-transposed", "chapters/12-final/kernel.cu",
+    Mutation("ch12-smem-index-transposed", "chapters/12-final/kernel.cuh",
              "return as_index<T>(thread_row<T>(tid, wm) + i, dot_idx);",
              "return as_index<T>(dot_idx, thread_row<T>(tid, wm) + i);", ["index", "bankmap-ctest"],
              "chapter 12's shared-memory A load index transposed"),
