@@ -3,7 +3,8 @@
 Every chapter kernel's name starts with ``sgemm_`` (the measure command's
 ncu filter says the same); cuBLAS's kernels and the harness's own (the input
 fill) do not. Names come demangled, with namespaces, template arguments and
-parameters, and the book shows them shorter.
+parameters, and the book shows them shorter. One binary holds the kernels of
+all its chapter's variants; variant_kernels picks one variant's.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-resources} <slug>``  option ``:kernel:``
     per kernel of the variant: registers, shared memory, spills, and the
     occupancy they allow (ladder_tools.occupancy) when launched as
-    ``--describe`` says (threads per block, dynamic shared memory), then a
-    row per GPU whose result reports its resources, and whether that agrees.
+    ``--describe`` says (threads per block, dynamic shared memory); under
+    the variant's own kernel, a row per GPU whose result reports its
+    resources, and whether that agrees.
 ``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
     the instruction mix of the K-loop of the variant's one kernel
     (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
