@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
 sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import provenance  # noqa: E402
+from ladder_tools import binaries, provenance  # noqa: E402
 SITE_VARIABLE = "LADDER_FIXTURE_SITE"
 DOXYGEN_MISSING = "Doxygen is not installed (Debian: apt-get install doxygen)"
 SKIP = 77
@@ -63,10 +63,7 @@ def main_file(slug: str) -> str:
     kernel.cu (a variant's is its chapter's), or the transpose exercise's."""
     if slug == "transpose":
         return "chapters/10-padding/exercise/transpose.cu"
-    chapters = sorted((p.name for p in (ROOT / "chapters").iterdir() if p.is_dir()),
-                      key=len, reverse=True)
-    chapter = next(c for c in chapters if slug == c or slug.startswith(c + "-"))
-    return f"chapters/{chapter}/kernel.cu"
+    return f"chapters/{binaries.chapter_folder(ROOT, slug)}/kernel.cu"
 
 
 def book_python() -> str:

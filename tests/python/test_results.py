@@ -25,6 +25,7 @@ from common import ROOT
 
 sys.path.insert(0, str(ROOT / "code"))
 import measure  # noqa: E402
+from ladder_tools import binaries  # noqa: E402
 from ladder_tools import results_check as rc  # noqa: E402
 
 RESULTS = ROOT / "results"
@@ -32,7 +33,6 @@ REFERENCE = RESULTS / "h200"
 GPU_FOLDERS = sorted(p.name for p in RESULTS.iterdir()
                      if p.is_dir() and not p.name.startswith(".")) if RESULTS.is_dir() else []
 EXPECTED = rc.declared_binaries(ROOT)
-CHAPTERS = sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
 
 
 def problems(folder: Path, check: str) -> list[str]:
@@ -311,8 +311,7 @@ def test_the_gpu_tests_summary_is_read_from_ctest_output(tmp_path, good_run):
 def program(build_dir: Path, name: str):
     """The measure command's Program for a result name: a chapter, or a
     variant of the chapter whose folder starts the name."""
-    chapter = next(c for c in sorted(CHAPTERS, key=len, reverse=True)
-                   if name == c or name.startswith(c + "-"))
+    chapter = binaries.chapter_folder(ROOT, name)
     flags = () if name == chapter else ("--variant", name[len(chapter) + 1:])
     return measure.Program(name, chapter, (str(build_dir / "bin" / chapter), *flags))
 
