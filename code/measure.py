@@ -99,13 +99,16 @@ def describe(binary: Path) -> dict:
     return json.loads(done.stdout)
 
 
+def chapter_folders() -> list[str]:
+    """The chapters' folder names, in order."""
+    return sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
+
+
 def chapter_programs(build_dir: Path, wanted: list[str]) -> list[Program]:
     """Every chapter (of those `wanted`, all when empty) and every variant
     its binary describes, the chapter's own first."""
-    chapters = sorted(p.name for p in (ROOT / "chapters").iterdir()
-                      if (p / "kernel.cu").exists())
     programs = []
-    for chapter in chapters:
+    for chapter in chapter_folders():
         if wanted and chapter not in wanted:
             continue
         binary = build_dir / "bin" / chapter
@@ -422,10 +425,11 @@ def main() -> int:
         shutil.copy(staging / "baseline.json", target / "baseline.json")
     common = {"schema": 1, "gpu": first["gpu"], "date": first["date"],
               "git_commit": first["git_commit"]}
-    # The GPU tests ran every program: their summary is stale when any of
-    # them changes.
+    # The GPU tests ran every program, whichever chapters were measured:
+    # their summary is stale when any of them changes.
     tested = {}
-    for source in sorted(set(sources.values())):
+    every_main_file = [f"chapters/{c}/kernel.cu" for c in chapter_folders()]
+    for source in sorted({*every_main_file, TRANSPOSE_SOURCE}):
         tested.update(inputs_of(source))
     write_json(target / "gpu-tests.json", {**common, **tests, "inputs": dict(sorted(tested.items()))})
     if sanitizer:

@@ -689,16 +689,24 @@ ladder::Variant variant(const char* name, const char* title) {
   return {name, title, launch<T>, accepts<T>, kernel, constants<T>()};
 }
 
-/// @brief This chapter as the runner and --describe see it: Chosen, then
-/// "rows", which the measure command measures beside it: the same kernel and
-/// tiling, with each step's multiply-adds row by row (SERPENTINE = 0) instead
-/// of in the snaking column order that chapter 09's sweep chose, so that the
-/// chapter can measure what the order does to this kernel.
+/// @brief This chapter as the runner and --describe see it: Chosen, then two
+/// variants that the measure command measures beside it.
+///
+/// "swizzled": the same kernel with As swizzled instead of padded
+/// (ALayout::kSwizzled, as in chapter 10's variant), so that the padding is
+/// measured against the swizzle in the pipelined kernel too.
+///
+/// "rows": the same kernel and tiling, with each step's multiply-adds row by
+/// row (SERPENTINE = 0) instead of in the snaking column order that chapter
+/// 09's sweep chose, so that the chapter can measure what the order does to
+/// this kernel.
 inline ladder::Chapter chapter() {
   return {"11-double-buffering",
           "Double buffering",
           __FILE__,
           {variant<Chosen>(ladder::kDefaultVariant, "Double buffering"),
+           variant<WithALayout<Chosen, ALayout::kSwizzled>>("swizzled",
+                                                            "Double buffering (swizzled layout)"),
            variant<InRowOrder<Chosen>>("rows", "Double buffering (row order)")}};
 }
 // [end]
