@@ -1,7 +1,8 @@
 """Single values for a page's text: the {ladder} role's requests.
 
 A page quotes a measured number inline as ``[gpu/]slug:size:key`` (one
-chapter at one size), ``[gpu/]baseline:field`` (the GPU's ceilings),
+chapter at one size), ``[gpu/]baseline:field`` (the GPU's ceilings, and the
+theoretical FMA peak derived from its SM count and clock),
 ``[gpu/]floor:size:key`` (the time a size cannot beat) or
 ``[gpu/]cublas:size``; this module parses such a request and resolves it
 to the formatted text, and to the result it came from (to mark it stale).
@@ -47,6 +48,37 @@ BASELINE_KEYS = {
     "copy_bandwidth_gbs": lambda v: f"{format_gflops(v)} GB/s",
 }
 
+#: FP32 lanes (FMA units) per SM by compute capability, from NVIDIA's CUDA
+#: C++ Programming Guide (arithmetic instructions' throughput table).
+FP32_LANES_PER_SM = {
+    "7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64, "8.6": 128, "8.7": 128, "8.9": 128,
+    "9.0": 128, "10.0": 128, "12.0": 128,
+}
+
+
+def theoretical_fma_gflops(baseline: dict) -> float | None:
+    """SMs x FP32 lanes x 2 FLOP per FMA x SM clock, from the baseline's
+    provenance (the clock cudaGetDeviceProperties reports); None when a
+    figure is missing or the compute capability is not in the table."""
+    provenance = baseline.get("provenance") or {}
+    lanes = FP32_LANES_PER_SM.get(str(provenance.get("compute_capability")))
+    sms, mhz = provenance.get("sm_count"), provenance.get("sm_clock_mhz")
+    if lanes is None or not isinstance(sms, int) or not isinstance(mhz, (int, float)):
+        return None
+    return sms * lanes * 2 * mhz * 1e6 / 1e9
+
+
+#: Values derived from baseline.json: the theoretical FMA peak, and the
+#: measured peak as a share of it.
+BASELINE_DERIVED_KEYS = {
+    "fma_theoretical_gflops": lambda b: (
+        None if (t := theoretical_fma_gflops(b)) is None else f"{format_gflops(t)} GFLOP/s"),
+    "fma_peak_pct_theoretical": lambda b: (
+        None if (t := theoretical_fma_gflops(b)) is None
+        or not isinstance(b.get("fma_peak_gflops"), (int, float))
+        else format_percent(100.0 * b["fma_peak_gflops"] / t)),
+}
+
 
 #: The two floors of an M x N x K SGEMM on a GPU, from its baseline.json:
 #: 2MNK operations at the FMA peak, and the fewest bytes (A and B read once,
@@ -79,10 +111,9 @@ def parse_value_request(text: str) -> ValueRequest:
     gpu = gpu or REFERENCE_GPU
     parts = rest.split(":")
     if parts[0] == "baseline" and len(parts) == 2:
-        if parts[1] not in BASELINE_KEYS:
-            raise ResultsError(
-                f"unknown baseline field {parts[1]!r}; known: {', '.join(BASELINE_KEYS)}"
-            )
+        if parts[1] not in BASELINE_KEYS and parts[1] not in BASELINE_DERIVED_KEYS:
+            known = ", ".join([*BASELINE_KEYS, *BASELINE_DERIVED_KEYS])
+            raise ResultsError(f"unknown baseline field {parts[1]!r}; known: {known}")
         return ValueRequest(gpu, "baseline", key=parts[1])
     if parts[0] == "floor" and len(parts) == 3:
         if parts[2] not in FLOOR_KEYS:
@@ -120,6 +151,9 @@ def resolve_value(
     """The formatted value a request names; NOT_MEASURED when there is none."""
     if request.kind == "baseline":
         baseline = load_baseline(root, request.gpu)
+        if request.key in BASELINE_DERIVED_KEYS:
+            text = BASELINE_DERIVED_KEYS[request.key](baseline) if baseline else None
+            return Value(NOT_MEASURED if text is None else text)
         value = baseline.get(request.key) if baseline else None
         if not isinstance(value, (int, float)):
             return Value(NOT_MEASURED)

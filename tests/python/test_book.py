@@ -327,6 +327,28 @@ def test_values_are_formatted_with_units(tree):
     assert value("01-test:4096:gflops").stale is not None
 
 
+def test_the_theoretical_fma_peak_is_derived_from_the_baselines_provenance(tree):
+    repo, results, _ = tree
+    path = results / "h200" / "baseline.json"
+
+    def value(spec):
+        return resolve_value(parse_value_request(spec), results, repo).text
+
+    provenance = {"compute_capability": "9.0", "sm_count": 132, "sm_clock_mhz": 1980}
+    path.write_text(json.dumps({"fma_peak_gflops": 64000.0, "provenance": provenance}))
+    # 132 SMs x 128 lanes x 2 FLOP x 1.98 GHz = 66,908.16 GFLOP/s.
+    assert value("baseline:fma_theoretical_gflops") == "66,908 GFLOP/s"
+    assert value("baseline:fma_peak_pct_theoretical") == "95.7%"
+    # A GPU whose lanes per SM the table does not know: nothing is guessed.
+    path.write_text(json.dumps({"fma_peak_gflops": 1.0,
+                                "provenance": {**provenance, "compute_capability": "5.0"}}))
+    assert value("baseline:fma_theoretical_gflops") == NOT_MEASURED
+    path.write_text(json.dumps({"fma_peak_gflops": 1.0}))
+    assert value("baseline:fma_peak_pct_theoretical") == NOT_MEASURED
+    with pytest.raises(ResultsError):
+        parse_value_request("baseline:fma_theoretical")
+
+
 def test_the_appendix_lists_every_key():
     appendix = (DOCS / "appendix.md").read_text(encoding="utf-8")
     for key in [*CHAPTER_KEYS, *BASELINE_KEYS]:
