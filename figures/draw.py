@@ -7,6 +7,7 @@
     python3 figures/draw.py bankmap transpose.32x32.tile-read --out bank.svg
     python3 figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
     python3 figures/draw.py sweep 09-autotuning --out sweep.svg
+    python3 figures/draw.py tiling 12-final --out tiling.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -23,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
-from figures import bankmap, by_size, ladder, mix, sweep  # noqa: E402
+from figures import bankmap, by_size, ladder, mix, sweep, tiling  # noqa: E402
 from ladder_tools import binaries, results, sweep_results  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
 
@@ -80,11 +81,18 @@ def draw_sweep(args, mode: str) -> bytes:
     return sweep.draw_sweep(*sweep.sweep_points(found, committed), mode)
 
 
+def draw_tiling(args, mode: str) -> bytes:
+    """What a block, a warp and a thread of a chapter own of C, to scale."""
+    found, _ = tiling.chapter_tiling(ROOT, binaries.build_dir(ROOT), args.chapter)
+    return tiling.draw_tiling(found, mode)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
     for name, draw in (("sizes", draw_sizes), ("ladder", draw_ladder), ("mix", draw_mix),
-                       ("bankmap", draw_bankmap), ("sweep", draw_sweep)):
+                       ("bankmap", draw_bankmap), ("sweep", draw_sweep),
+                       ("tiling", draw_tiling)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -92,6 +100,9 @@ def parser() -> argparse.ArgumentParser:
                             help="the page mode it is drawn for (default light)")
         if name in ("sizes", "sweep"):
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final")
+        if name == "tiling":
+            figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final, or "
+                                                "a variant's result name, e.g. 12-final-by-size")
         if name == "sweep":
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "

@@ -23,6 +23,9 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     kernel), as stacked bars.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts.
+``{ladder-tiling} <slug>``  body: the caption
+    which part of C a block, a warp and a thread own, to scale, drawn from
+    the variant's ``--describe`` constants (figures/tiling.py).
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -60,6 +63,7 @@ from ladder_nodes import admonition, code, figure, paragraph, stale_box, table
 from figures import bankmap as bankmap_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
+from figures import tiling as tiling_figure
 from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
 from ladder_tools.binaries import AnalysisError, chapter_binaries, find_variant, require_binary
@@ -299,6 +303,33 @@ class BankmapDirective(_AnalysisDirective):
                 caption=f"{report['name']}: the bank each lane of a warp accesses; "
                         f"{bank_summary(report)}."))
         return output
+
+
+# --------------------------------------------------------------------------
+# {ladder-tiling} <slug>
+# --------------------------------------------------------------------------
+
+
+class TilingDirective(_AnalysisDirective):
+    """What a block, a warp and a thread own of C, drawn from the constants
+    the chapter's binary reports; the directive's body is the caption."""
+
+    required_arguments = 1
+    has_content = True
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        tiling, read = tiling_figure.chapter_tiling(self.repo_root, self.build_dir, slug)
+        for path in read:
+            self.track(path)
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"What a block, a warp and a thread of {slug} compute of C, to scale.")
+        node = figure(lambda mode: tiling_figure.draw_tiling(tiling, mode),
+                      alt=tiling_figure.alt_text(tiling), caption=caption)
+        # The caption's inline markup (code, roles) parsed as in the prose.
+        parsed, messages = self.state.inline_text(caption, self.lineno)
+        node[-1] = nodes.caption(caption, "", *parsed)
+        return [node, *messages]
 
 
 # --------------------------------------------------------------------------
@@ -579,6 +610,7 @@ def setup(app):
     app.add_directive("ladder-sass", SassDirective)
     app.add_directive("ladder-mix-figure", MixFigureDirective)
     app.add_directive("ladder-bankmap", BankmapDirective)
+    app.add_directive("ladder-tiling", TilingDirective)
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)

@@ -278,3 +278,209 @@ def test_the_mix_figure_has_one_bar_per_chapter_of_its_own_kernel():
     text = (ROOT / "chapters" / "12-final" / "kernel.cuh").read_text()
     chosen = re.search(r"using\s+Chosen\s*=\s*Tiling<([^>]*)>", text).group(1)
     assert bars["12 final"] == own_kernel_mix(needed[1], f"Tiling<{chosen},", "true, false>")
+
+
+# -- The tiling figure ({ladder-tiling}) -----------------------------------------
+#
+# Drawn for every chapter built, from its --describe constants, and measured:
+# the rectangles are to scale (the block's sides are BN / BM, a warp tile's
+# WN / WM, a thread's block TN / TM, in data units and on the drawn page),
+# there are as many of each as the constants say, the marked thread sits
+# where the kernel's thread map puts it, and the text is legible (the mode's
+# ink, no two labels on top of each other).
+
+from figures import tiling  # noqa: E402
+from ladder_tools.binaries import describe  # noqa: E402
+
+
+def built_chapters() -> list[tuple[str, Path]]:
+    return chapter_binaries(ROOT, BUILD) if (BUILD / "bin").is_dir() else []
+
+
+TILING_CHAPTERS = built_chapters()
+
+
+def patches(figure, gid: str) -> list:
+    return [p for axes in figure.axes for p in axes.patches if p.get_gid() == gid]
+
+
+def panel(figure, gid: str):
+    (axes,) = [a for a in figure.axes if a.get_gid() == gid]
+    return axes
+
+
+def size(patch) -> tuple[float, float]:
+    """(rows, columns) of a Rectangle in data units."""
+    return patch.get_height(), patch.get_width()
+
+
+def corner(patch) -> tuple[float, float]:
+    """(first row, first column) of a Rectangle."""
+    x, y = patch.get_xy()
+    return y, x
+
+
+def drawn_texts(figure) -> list:
+    """The texts a figure shows: its own, its panels' (titles, labels,
+    annotations) and its legends'; not the tick labels of hidden axes."""
+    texts = list(figure.texts)
+    for legend in figure.legends:
+        texts += legend.get_texts()
+    for axes in figure.axes:
+        texts += [axes.title, *axes.texts]
+        if axes.axison:
+            texts += [*axes.get_xticklabels(), *axes.get_yticklabels()]
+    return [t for t in texts if t.get_visible()]
+
+
+def text_problems(figure, renderer, mode: str) -> list[str]:
+    """Texts not in the mode's ink, and texts that overlap one another."""
+    ink = to_rgba(style.THEMES[mode]["ink"])
+    texts = [t for t in drawn_texts(figure) if t.get_text().strip()]
+    problems = [f"{t.get_text()!r} is {t.get_color()}, not the {mode} ink"
+                for t in texts if to_rgba(t.get_color()) != ink]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    problems += [f"{a!r} overlaps {b!r}" for (a, box_a), (b, box_b) in combinations(boxes, 2)
+                 if overlaps(box_a, box_b)]
+    return problems
+
+
+def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
+                        walk: str | None = None) -> list[str]:
+    """What the figure of constants ``c`` must show; the expectations are
+    computed here from the constants, not taken from figures/tiling.py."""
+    problems = text_problems(figure, renderer, mode)
+    bm, bn = (c["BM"], c["BN"]) if "BM" in c else (c["BLOCK"], c["BLOCK"])
+    tm, tn = c.get("TM", 1), c.get("TN", 1)
+    threads = c.get("NUM_THREADS", bm * bn // (tm * tn))
+    block = panel(figure, "block-panel")
+    # The block: BM x BN in data units, and BN / BM on the page.
+    if sorted(block.get_xlim()) != [0, bn] or sorted(block.get_ylim()) != [0, bm]:
+        problems.append(f"the block panel spans {block.get_xlim()} x {block.get_ylim()}, "
+                        f"not {bn} x {bm}")
+    box = block.get_window_extent(renderer)
+    if abs(box.width / box.height - bn / bm) > 0.01 * bn / bm:
+        problems.append(f"the block is drawn {box.width:.0f} x {box.height:.0f} px, "
+                        f"not BN / BM = {bn} / {bm}")
+    texts = {t.get_text() for t in drawn_texts(figure)}
+    names = ("BM", "BN") if "BM" in c else ("BLOCK", "BLOCK")
+    for label in (f"{names[0]} = {bm}", f"{names[1]} = {bn}"):
+        if label not in texts:
+            problems.append(f"no label {label!r}")
+    tid = 32 + 9  # the marked thread: warp 1, lane 9
+    if "WM" in c:
+        wm, wn = c["WM"], c["WN"]
+        tiles = patches(figure, "warp-tile")
+        if len(tiles) != (bm // wm) * (bn // wn):
+            problems.append(f"{len(tiles)} warp tiles, not (BM/WM)*(BN/WN) = "
+                            f"{(bm // wm) * (bn // wn)}")
+        problems += [f"a warp tile is {size(t)}, not WM x WN = {wm} x {wn}"
+                     for t in tiles if size(t) != (wm, wn)]
+        drawn_tile = tiles[0].get_window_extent(renderer)
+        if abs(drawn_tile.width / drawn_tile.height - wn / wm) > 0.02 * wn / wm:
+            problems.append("a warp tile is not drawn WN / WM wide")
+        subtiles = patches(figure, "subtile")
+        wmiter, wniter = c["WMITER"], c["WNITER"]
+        if len(subtiles) != wmiter * wniter:
+            problems.append(f"{len(subtiles)} sub-tiles, not WMITER*WNITER = {wmiter * wniter}")
+        problems += [f"a sub-tile is {size(s)}, not {c['WSUBM']} x {c['WSUBN']}"
+                     for s in subtiles if size(s) != (c["WSUBM"], c["WSUBN"])]
+        # The marked thread, by the kernel's thread map (warp_row, lane_row, ...)
+        # with the kernel's own WARPS_N, LANES_N, WSUBM and WSUBN.
+        warp, lane = divmod(tid, 32)
+        expected = sorted(
+            ((warp // c["WARPS_N"]) * wm + i * c["WSUBM"] + (lane // c["LANES_N"]) * tm,
+             (warp % c["WARPS_N"]) * wn + j * c["WSUBN"] + (lane % c["LANES_N"]) * tn)
+            for i in range(wmiter) for j in range(wniter))
+        in_block = sorted(corner(p) for p in patches(figure, "thread-in-block"))
+        if in_block != expected:
+            problems.append(f"thread {tid}'s blocks are drawn at {in_block}, the kernel "
+                            f"puts them at {expected}")
+        zoomed = patches(figure, "thread")
+        if len(zoomed) != wmiter * wniter:
+            problems.append(f"{len(zoomed)} blocks of the thread in the warp tile")
+    else:
+        warps = patches(figure, "warp")
+        if len(warps) != threads // 32:
+            problems.append(f"{len(warps)} warps, not NUM_THREADS / 32 = {threads // 32}")
+        if sum(w.get_width() * w.get_height() for w in warps) != bm * bn:
+            problems.append("the warps do not cover the block tile")
+        # Warp 1: 32 threads of TM x TN, as a strip along the thread rows
+        # (NUM_THREADS given: a flat index, row by row) or the lanes' walk.
+        per_row = bn // tn
+        strip = (max(1, 32 // per_row) * tm, min(32, per_row) * tn)
+        if walk == "column":
+            strip = strip[::-1]
+        if size(warps[1]) != strip:
+            problems.append(f"warp 1 is {size(warps[1])}, not {strip}")
+        zoomed = patches(figure, "thread")
+        row, col = divmod(tid, per_row) if walk != "column" else divmod(tid, bm // tm)[::-1]
+        if [corner(p) for p in zoomed] != [(row * tm, col * tn)]:
+            problems.append(f"thread {tid} is drawn at {[corner(p) for p in zoomed]}, "
+                            f"not {(row * tm, col * tn)}")
+    problems += [f"the thread's block is {size(p)}, not TM x TN = {tm} x {tn}"
+                 for p in zoomed if size(p) != (tm, tn)]
+    for p in zoomed[:1]:
+        drawn_thread = p.get_window_extent(renderer)
+        if abs(drawn_thread.width / drawn_thread.height - tn / tm) > 0.05 * tn / tm:
+            problems.append("the thread's block is not drawn TN / TM wide")
+    return [f"{name}, {mode}: {p}" for p in problems]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("slug,binary", TILING_CHAPTERS, ids=[s for s, _ in TILING_CHAPTERS])
+def test_the_tiling_figure_is_the_chapters_tiling_to_scale(slug, binary, mode):
+    tiling_found, _ = tiling.chapter_tiling(ROOT, BUILD, slug)
+    constants = describe(binary)["variants"][0]["constants"]
+    figure, renderer = drawn(lambda: tiling.tiling_figure(tiling_found, mode))
+    try:
+        problems = check_tiling_figure(slug, constants, figure, renderer, mode,
+                                       tiling_found.walk)
+        assert not problems, "\n".join(problems)
+        assert tiling.draw_tiling(tiling_found, mode).startswith(b"<?xml")
+    finally:
+        plt.close(figure)
+
+
+def test_every_chapter_has_a_tiling_figure():
+    if len(TILING_CHAPTERS) < 12:
+        pytest.skip(f"not every chapter is built in {BUILD}/bin")
+    for slug, _ in TILING_CHAPTERS:
+        text = (ROOT / "chapters" / slug / "chapter.md").read_text()
+        assert f"```{{ladder-tiling}} {slug}" in text, f"{slug}'s page has no tiling figure"
+
+
+def test_chapters_01_and_02_walk_c_in_different_directions():
+    """The lanes' walk is read from the kernel: down a column of C in chapter
+    01 (row from threadIdx.x), along a row in chapter 02."""
+    walks = {}
+    for slug in ("01-naive", "02-coalescing"):
+        source = (ROOT / "chapters" / slug / "kernel.cuh").read_text()
+        walks[slug] = tiling.lane_walk(source)
+    assert walks == {"01-naive": "column", "02-coalescing": "row"}
+
+
+MADE_UP_TILINGS = [
+    # Warp tiling unlike any chapter's: 2 x 2 sub-tiles per warp, square threads.
+    {"BM": 32, "BN": 128, "WM": 16, "WN": 64, "WMITER": 2, "WNITER": 2, "TM": 2, "TN": 4,
+     "NUM_THREADS": 128, "WARPS_N": 2, "WSUBM": 8, "WSUBN": 32, "LANES_N": 8},
+    # Thread tiling with a warp two thread rows high and TN > TM.
+    {"BM": 32, "BN": 64, "TM": 2, "TN": 4, "NUM_THREADS": 256},
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("constants", MADE_UP_TILINGS, ids=["warp-tiled", "thread-tiled"])
+def test_the_tiling_figure_follows_made_up_constants(constants, mode):
+    found = tiling.tiling_of("made-up", constants)
+    figure, renderer = drawn(lambda: tiling.tiling_figure(found, mode))
+    try:
+        problems = check_tiling_figure("made-up", constants, figure, renderer, mode)
+        assert not problems, "\n".join(problems)
+    finally:
+        plt.close(figure)
+
+
+def test_constants_that_do_not_tile_the_block_are_refused():
+    with pytest.raises(tiling.TilingError):
+        tiling.tiling_of("made-up", {"BM": 64, "BN": 64, "TM": 8, "NUM_THREADS": 256})

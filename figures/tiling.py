@@ -1,0 +1,455 @@
+"""Which part of C a block, a warp and a thread own ({ladder-tiling}).
+
+The data: a chapter's tile constants as its binary's ``--describe`` reports
+them (ladder_tools.binaries), turned by tiling_of() into a Tiling: the block
+tile of C, and for each thread the rectangles of it that the thread computes,
+by the same arithmetic as the kernel's thread-map functions. What is drawn
+follows from which constants the chapter has:
+
+- WM and WN (warp tiling): the block tile in warp tiles, and one warp tile
+  magnified, in its WMITER x WNITER sub-tiles of WSUBM x WSUBN, each cut in
+  the lanes' TM x TN blocks; one thread's blocks (one per sub-tile) marked;
+- BM, BN and TM (TN, or 1): the block tile in the threads' TM x TN results,
+  the warps (32 consecutive threads) outlined;
+- BLOCK only: one element per thread, and the way a warp's 32 lanes walk C,
+  read from the kernel's source (which of row and col it takes from
+  threadIdx.x), since that is the coalescing lesson of chapters 01 and 02.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.collections import LineCollection
+from matplotlib.patches import ConnectionPatch, Patch, Rectangle
+
+from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools.binaries import AnalysisError, describe, find_variant
+
+#: The warp and thread that are marked: warp 1, and its lane 9 (thread 41),
+#: which is off the block's first row and column in every chapter.
+MARKED_WARP = 1
+MARKED_LANE = 9
+
+WARP_COLOUR = GPU_COLOURS[0]
+THREAD_COLOUR = GPU_COLOURS[1]
+#: Text sizes in points; the figure is narrow (5.2 in) so that they stay
+#: readable when a phone scales it to its width.
+TEXT = 11
+TITLE = 11.5
+FIGURE_WIDTH = 5.2
+
+
+class TilingError(ValueError):
+    """The constants do not describe a tiling this figure can draw."""
+
+
+Rect = tuple[int, int, int, int]  # first row, first column, rows, columns
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """One chapter's split of C, in elements of C, inside one block tile."""
+
+    chapter: str
+    bm: int
+    bn: int
+    tm: int
+    tn: int
+    threads: int
+    #: The names of the block tile's sides in the chapter's constants.
+    names: tuple[str, str] = ("BM", "BN")
+    warp_size: int = 32
+    #: Warp tiling: (WM, WN, WMITER, WNITER); None without.
+    warp_tile: tuple[int, int, int, int] | None = None
+    #: Without warp tiling, whether consecutive threads walk along a row of
+    #: the block tile ("row") or down a column ("column").
+    walk: str = "row"
+    constants: dict = field(default_factory=dict)
+
+    @property
+    def warps(self) -> int:
+        return self.threads // self.warp_size
+
+    @property
+    def marked_thread(self) -> int:
+        return MARKED_WARP * self.warp_size + MARKED_LANE
+
+    @property
+    def lanes_n(self) -> int:
+        """Lanes side by side across a sub-tile (warp tiling)."""
+        wm, wn, wmiter, wniter = self.warp_tile
+        return (wn // wniter) // self.tn
+
+    def owned(self, tid: int) -> list[Rect]:
+        """The rectangles of the block tile that thread ``tid`` computes, by
+        the kernel's thread map (thread_row / thread_col, lane_row /
+        lane_col)."""
+        if self.warp_tile is not None:
+            wm, wn, wmiter, wniter = self.warp_tile
+            warp, lane = divmod(tid, self.warp_size)
+            warp_row, warp_col = divmod(warp, self.bn // wn)
+            lane_row, lane_col = divmod(lane, self.lanes_n)
+            return [(warp_row * wm + i * (wm // wmiter) + lane_row * self.tm,
+                     warp_col * wn + j * (wn // wniter) + lane_col * self.tn, self.tm, self.tn)
+                    for i in range(wmiter) for j in range(wniter)]
+        if self.walk == "column":
+            col, row = divmod(tid, self.bm // self.tm)
+        else:
+            row, col = divmod(tid, self.bn // self.tn)
+        return [(row * self.tm, col * self.tn, self.tm, self.tn)]
+
+    def warp_rect(self, warp: int) -> Rect:
+        """The rectangle that bounds warp ``warp``'s threads' results."""
+        rects = [r for lane in range(self.warp_size)
+                 for r in self.owned(warp * self.warp_size + lane)]
+        top, left = min(r[0] for r in rects), min(r[1] for r in rects)
+        bottom, right = max(r[0] + r[2] for r in rects), max(r[1] + r[3] for r in rects)
+        return top, left, bottom - top, right - left
+
+    def check(self) -> None:
+        """Every element of the block tile is computed by exactly one thread,
+        and each warp's results fill its bounding rectangle."""
+        owners = {}
+        for tid in range(self.threads):
+            for row, col, rows, cols in self.owned(tid):
+                for r in range(row, row + rows):
+                    for c in range(col, col + cols):
+                        if not (0 <= r < self.bm and 0 <= c < self.bn):
+                            raise TilingError(f"{self.chapter}: thread {tid} owns ({r}, {c}), "
+                                              f"outside the {self.bm} x {self.bn} block tile")
+                        if (r, c) in owners:
+                            raise TilingError(f"{self.chapter}: threads {owners[(r, c)]} and "
+                                              f"{tid} both own ({r}, {c})")
+                        owners[(r, c)] = tid
+        if len(owners) != self.bm * self.bn:
+            raise TilingError(f"{self.chapter}: {self.threads} threads of {self.tm} x {self.tn} "
+                              f"leave part of the {self.bm} x {self.bn} block tile to no one")
+        if self.warp_tile is None:
+            for warp in range(self.warps):
+                _, _, rows, cols = self.warp_rect(warp)
+                if rows * cols != self.warp_size * self.tm * self.tn:
+                    raise TilingError(f"{self.chapter}: warp {warp}'s results are not a "
+                                      "rectangle")
+
+
+def lane_walk(source: str) -> str:
+    """How the lanes of a warp (consecutive threadIdx.x) walk the block tile,
+    from a kernel's source: "column" when it takes the row of C from
+    threadIdx.x and the column from something else (chapter 01), otherwise
+    "row" (the column from threadIdx.x, or a flat thread index split row by
+    row, as every later chapter's thread map does)."""
+    found = {name: expression for name, expression in
+             re.findall(r"\bconst\s+int\s+(row|col)\s*=\s*([^;]*);", source)}
+    if "row" in found and "col" in found:
+        in_row, in_col = ("threadIdx.x" in found[name] for name in ("row", "col"))
+        if in_row and not in_col:
+            return "column"
+    return "row"
+
+
+def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = None,
+              source: str = "") -> Tiling:
+    """The Tiling that a chapter's --describe constants describe (``source``,
+    the kernel's text, is read only for a block of one element per thread)."""
+    c = constants
+    if "BM" in c and "BN" in c:
+        bm, bn, names = c["BM"], c["BN"], ("BM", "BN")
+    elif "BLOCK" in c:
+        bm = bn = c["BLOCK"]
+        names = ("BLOCK", "BLOCK")
+    else:
+        raise TilingError(f"{chapter}: its constants have neither BM and BN nor BLOCK: "
+                          f"{sorted(c)}")
+    tm, tn = c.get("TM", 1), c.get("TN", 1)
+    threads = c.get("NUM_THREADS") or threads_per_block
+    if not threads:
+        raise TilingError(f"{chapter}: no NUM_THREADS and no threads per block")
+    warp_size = c.get("WARP_SIZE", 32)
+    warp_tile = None
+    if "WM" in c and "WN" in c:
+        wniter = c.get("WNITER", 1)
+        wmiter = c.get("WMITER") or (c["WM"] * c["WN"]) // (warp_size * tm * tn * wniter)
+        warp_tile = (c["WM"], c["WN"], wmiter, wniter)
+    tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size, warp_tile,
+                    "row" if warp_tile or "NUM_THREADS" in c else lane_walk(source),
+                    dict(c))
+    tiling.check()
+    return tiling
+
+
+def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, list[Path]]:
+    """The Tiling of result ``slug`` (a chapter, or one of its variants) from
+    its binary's --describe, and the files it was read from (the binary and
+    the kernel's sources), for a directive to track."""
+    path, variant = find_variant(repo_root, build, slug)
+    sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
+    text = "\n".join(p.read_text() for p in sources if p.is_file())
+    try:
+        tiling = tiling_of(slug, variant["constants"],
+                           (variant.get("kernel") or {}).get("threads_per_block"), text)
+    except TilingError as error:
+        raise AnalysisError(str(error)) from error
+    return tiling, [path, *sources]
+
+
+# -- Words ----------------------------------------------------------------------
+
+TIMES = "\u00d7"
+
+
+def _pair(a: str, b: str, x: int, y: int) -> str:
+    return f"{a} {TIMES} {b} = {x} {TIMES} {y}"
+
+
+def block_words(t: Tiling) -> str:
+    a, b = t.names
+    sides = f"BLOCK {TIMES} BLOCK = {t.bm} {TIMES} {t.bn}" if a == b else _pair(a, b, t.bm, t.bn)
+    return f"block tile of C, {sides}"
+
+
+def thread_words(t: Tiling) -> str:
+    if t.tm == t.tn == 1:
+        return "one element"
+    if t.tn == 1:
+        return f"TM {TIMES} 1 = {t.tm} {TIMES} 1"
+    return _pair("TM", "TN", t.tm, t.tn)
+
+
+def walk_words(t: Tiling) -> str:
+    """How warp MARKED_WARP's lanes walk C, for one-element threads."""
+    (row, col, _, _), = t.owned(t.marked_thread - MARKED_LANE)
+    if t.walk == "column":
+        return (f"lanes 0\u219231 of warp {MARKED_WARP} walk down column {col}: "
+                f"32 rows of C, N floats apart")
+    return (f"lanes 0\u219231 of warp {MARKED_WARP} walk along row {row}: "
+            "32 neighbouring floats of C")
+
+
+def alt_text(t: Tiling) -> str:
+    """What the figure shows, with its numbers, for the image's alt text."""
+    tid = t.marked_thread
+    words = f"Chapter {t.chapter}: the {block_words(t)}"
+    if t.warp_tile is not None:
+        wm, wn, wmiter, wniter = t.warp_tile
+        words += (f", split into {t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN "
+                  f"= {wm} {TIMES} {wn}, one per warp. Warp {MARKED_WARP}'s tile, magnified, "
+                  f"is split into {wmiter} {TIMES} {wniter} sub-tiles of {wm // wmiter} {TIMES} "
+                  f"{wn // wniter}, each cut into the {t.warp_size} lanes' blocks of "
+                  f"{t.tm} {TIMES} {t.tn} ({(wm // wmiter) // t.tm} rows of {t.lanes_n} lanes); "
+                  f"thread {tid} (lane {MARKED_LANE}) computes one {t.tm} {TIMES} {t.tn} block "
+                  f"in each sub-tile, {wmiter * wniter * t.tm * t.tn} elements in all.")
+    else:
+        (row, col, _, _), = t.owned(tid)
+        warp = t.warp_rect(MARKED_WARP)
+        words += (f", split among {t.threads} threads, each computing {thread_words(t)} "
+                  f"element{'s' if t.tm * t.tn > 1 else ''}; warp {MARKED_WARP} (threads "
+                  f"{MARKED_WARP * 32} to {MARKED_WARP * 32 + 31}) owns a {warp[2]} {TIMES} "
+                  f"{warp[3]} strip and thread {tid} the result at row {row}, column {col}.")
+        if t.tm == t.tn == 1:
+            words += f" The {walk_words(t)}."
+    return words
+
+
+# -- Drawing ----------------------------------------------------------------------
+
+
+def _rect(axes, r: Rect, gid: str, **style) -> Rectangle:
+    row, col, rows, cols = r
+    patch = Rectangle((col, row), cols, rows, **style)
+    patch.set_gid(gid)
+    axes.add_patch(patch)
+    return patch
+
+
+def _grid(axes, top: int, left: int, rows: int, cols: int, step_m: int, step_n: int,
+          colour: str, width: float, gid: str) -> None:
+    """Lines every step_m rows and step_n columns inside a rectangle."""
+    lines = [[(left + c, top), (left + c, top + rows)] for c in range(step_n, cols, step_n)]
+    lines += [[(left, top + r), (left + cols, top + r)] for r in range(step_m, rows, step_m)]
+    if lines:
+        collection = LineCollection(lines, colors=colour, linewidths=width)
+        collection.set_gid(gid)
+        axes.add_collection(collection)
+
+
+def _frame(axes, rows: int, cols: int) -> None:
+    axes.set_xlim(0, cols)
+    axes.set_ylim(rows, 0)
+    axes.set_aspect("equal")
+    axes.set_axis_off()
+
+
+def _sides(axes, theme: dict, rows: int, cols: int, row_name: str, col_name: str) -> None:
+    """'BN = 128' over the top edge, 'BM = 64' up the left edge."""
+    axes.annotate(f"{col_name} = {cols}", xy=(cols / 2, 0), xytext=(0, 4),
+                  textcoords="offset points", ha="center", va="bottom", fontsize=TEXT,
+                  color=theme["ink"], annotation_clip=False)
+    axes.annotate(f"{row_name} = {rows}", xy=(0, rows / 2), xytext=(-4, 0),
+                  textcoords="offset points", ha="right", va="center", rotation=90,
+                  fontsize=TEXT, color=theme["ink"], annotation_clip=False)
+
+
+def _words_below(figure, axes, y: float, text: str, ink: str) -> None:
+    """Centred lines of text under a panel, top at figure height ``y``."""
+    box = axes.get_position()
+    figure.text((box.x0 + box.x1) / 2, y, text, ha="center", va="top", fontsize=TEXT,
+                color=ink, linespacing=1.3)
+
+
+def _lines(text: str) -> int:
+    return text.count("\n") + 1
+
+
+#: Heights in inches of the figure's parts.
+LINE = 0.23
+TOP = 2 * LINE + 0.42          # a panel's two-line title and its top size label
+BELOW_GAP = 0.12
+
+
+def tiling_figure(t: Tiling, mode: str):
+    """The drawn figure (matplotlib), for draw_tiling and the tests."""
+    theme = THEMES[mode]
+    ink, grid = theme["ink"], theme["grid"]
+    warp_tiled = t.warp_tile is not None
+    tid = t.marked_thread
+    mine = t.owned(tid)
+
+    # What goes where, top to bottom, in inches: the block panel (its title
+    # above, perhaps the lanes' walk below), then the magnified warp tile
+    # (its words below), then the key.
+    def width_of(rows, cols):
+        return FIGURE_WIDTH * (0.92 if cols >= 2 * rows else 0.66)
+
+    block_w = width_of(t.bm, t.bn)
+    panels = [("block", block_w, block_w * t.bm / t.bn)]
+    block_title = f"The {block_words(t)}:\n"
+    if warp_tiled:
+        wm, wn, wmiter, wniter = t.warp_tile
+        sub_m, sub_n = wm // wmiter, wn // wniter
+        block_title += (f"{t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN = "
+                        f"{wm} {TIMES} {wn}")
+        below_block = None
+        zoom_w = width_of(wm, wn)
+        panels.append(("warp", zoom_w, zoom_w * wm / wn))
+        below_zoom = (f"Warp {MARKED_WARP}'s tile, magnified: WMITER {TIMES} WNITER = "
+                      f"{wmiter} {TIMES} {wniter}\nsub-tile{'s' if wmiter * wniter > 1 else ''} "
+                      f"of WSUBM {TIMES} WSUBN = {sub_m} {TIMES} {sub_n}, each cut\n"
+                      f"in {sub_m // t.tm} {TIMES} {t.lanes_n} lanes' blocks of "
+                      f"{thread_words(t)}")
+        thread_label = (f"thread {tid} (lane {MARKED_LANE}): {wmiter * wniter} "
+                        f"block{'s' if wmiter * wniter > 1 else ''} of {thread_words(t)}")
+    else:
+        block_title += f"{t.threads} threads of {thread_words(t)}"
+        below_block = walk_words(t).replace(": ", ":\n", 1) if t.tm * t.tn == 1 else None
+        thread_label = f"thread {tid}: {thread_words(t)}"
+    warp_label = (f"warp {MARKED_WARP} (threads {MARKED_WARP * t.warp_size}\u2013"
+                  f"{MARKED_WARP * t.warp_size + t.warp_size - 1})")
+
+    heights = [TOP + panels[0][2]]
+    if below_block:
+        heights.append(BELOW_GAP + _lines(below_block) * LINE)
+    if warp_tiled:
+        heights.append(0.75 + panels[1][2] + BELOW_GAP + _lines(below_zoom) * LINE)
+    heights.append(0.15 + 2 * LINE + 0.1)   # the key
+    total = sum(heights)
+
+    with plt.rc_context(RC):
+        figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+        figure.set_gid(f"tiling-{t.chapter}")
+
+        def add_panel(top: float, width: float, height: float, gid: str):
+            axes = figure.add_axes(((1 - width / FIGURE_WIDTH) / 2 + 0.02,
+                                    (total - top - height) / total,
+                                    width / FIGURE_WIDTH, height / total))
+            axes.set_gid(gid)
+            return axes
+
+        y = TOP
+        block = add_panel(y, block_w, panels[0][2], "block-panel")
+        _frame(block, t.bm, t.bn)
+        block.set_title(block_title, fontsize=TITLE, color=ink, pad=24, linespacing=1.3)
+        y += panels[0][2]
+        if warp_tiled:
+            for warp in range(t.warps):
+                r = t.warp_rect(warp)
+                marked = warp == MARKED_WARP
+                _rect(block, r, "warp-tile", fc=WARP_COLOUR if marked else "none",
+                      alpha=0.45 if marked else 1, ec="none" if marked else ink,
+                      lw=0 if marked else 1.2)
+                block.text(r[1] + r[3] / 2, r[0] + r[2] * 0.72, f"warp {warp}", ha="center",
+                           va="center", fontsize=TEXT, color=ink,
+                           fontweight="bold" if marked else "normal")
+            _grid(block, 0, 0, t.bm, t.bn, wm, wn, ink, 1.2, "warp-lines")
+            for r in mine:
+                _rect(block, r, "thread-in-block", fc=THREAD_COLOUR, ec="none")
+        else:
+            _grid(block, 0, 0, t.bm, t.bn, t.tm, t.tn, grid, 0.5, "thread-lines")
+            for warp in range(t.warps):
+                marked = warp == MARKED_WARP
+                _rect(block, t.warp_rect(warp), "warp",
+                      fc=WARP_COLOUR if marked else "none", alpha=0.45 if marked else 1,
+                      ec="none", lw=0)
+            # The warps' outlines, over the fill, in one collection.
+            edges = [[(c, r), (c + w, r), (c + w, r + h), (c, r + h), (c, r)]
+                     for r, c, h, w in (t.warp_rect(i) for i in range(t.warps))]
+            outlines = LineCollection(edges, colors=ink, linewidths=0.8)
+            outlines.set_gid("warp-outlines")
+            block.add_collection(outlines)
+            _rect(block, mine[0], "thread", fc=THREAD_COLOUR, ec="none")
+            if t.tm * t.tn == 1:
+                # The lanes' walk: an arrow along warp MARKED_WARP, lane 0 to 31.
+                (r0, c0, _, _), = t.owned(MARKED_WARP * t.warp_size)
+                (r1, c1, _, _), = t.owned(MARKED_WARP * t.warp_size + t.warp_size - 1)
+                block.annotate("", xy=(c1 + 0.5, r1 + 0.5), xytext=(c0 + 0.5, r0 + 0.5),
+                               arrowprops=dict(arrowstyle="-|>", color=ink, lw=1.6))
+        _frame(block, t.bm, t.bn)
+        _sides(block, theme, t.bm, t.bn, *t.names)
+        if below_block:
+            y += BELOW_GAP
+            _words_below(figure, block, 1 - y / total, below_block, ink)
+            y += _lines(below_block) * LINE
+
+        if warp_tiled:
+            y += 0.75
+            zoom = add_panel(y, zoom_w, panels[1][2], "warp-panel")
+            top, left, _, _ = t.warp_rect(MARKED_WARP)
+            _rect(zoom, (0, 0, wm, wn), "warp-zoom", fc=WARP_COLOUR, alpha=0.25, ec="none")
+            _grid(zoom, 0, 0, wm, wn, t.tm, t.tn, grid, 0.6, "lane-lines")
+            for i in range(wmiter):
+                for j in range(wniter):
+                    _rect(zoom, (i * sub_m, j * sub_n, sub_m, sub_n), "subtile", fc="none",
+                          ec=ink, lw=1.6)
+            for row, col, rows, cols in mine:
+                _rect(zoom, (row - top, col - left, rows, cols), "thread", fc=THREAD_COLOUR,
+                      ec="none")
+            row, col, rows, cols = mine[0]
+            _grid(zoom, row - top, col - left, rows, cols, 1, 1, ink, 0.4, "thread-cells")
+            _frame(zoom, wm, wn)
+            _sides(zoom, theme, wm, wn, "WM", "WN")
+            for x in (0, wn):
+                figure.add_artist(ConnectionPatch(
+                    xyA=(left + x, top + wm), coordsA=block.transData,
+                    xyB=(x, 0), coordsB=zoom.transData, color=ink, lw=0.8, ls=(0, (3, 3))))
+            y += panels[1][2] + BELOW_GAP
+            _words_below(figure, zoom, 1 - y / total, below_zoom, ink)
+            y += _lines(below_zoom) * LINE
+
+        key = figure.legend(
+            handles=[Patch(fc=WARP_COLOUR, alpha=0.45, label=warp_label),
+                     Patch(fc=THREAD_COLOUR, label=thread_label)],
+            loc="upper center", bbox_to_anchor=(0.5, 1 - (y + 0.1) / total), frameon=False,
+            fontsize=TEXT, handlelength=1.4)
+        for text in key.get_texts():
+            text.set_color(ink)
+        return figure
+
+
+def draw_tiling(t: Tiling, mode: str) -> bytes:
+    """The figure as SVG for the page mode ``mode``."""
+    with plt.rc_context(RC):
+        return svg(tiling_figure(t, mode))
