@@ -37,10 +37,12 @@ MARKED_LANE = 9
 
 WARP_COLOUR = GPU_COLOURS[0]
 THREAD_COLOUR = GPU_COLOURS[1]
-#: Text sizes in points; the figure is narrow (5.2 in) so that they stay
-#: readable when a phone scales it to its width.
-TEXT = 11
-TITLE = 11.5
+#: Text sizes in points. The page shows the figure at its natural width
+#: (natural_width_px) where the column is wide enough, so the text is the size
+#: of the prose; a phone shrinks it to the column (about 0.7 times at 390 px),
+#: and the figure is narrow (5.2 in) so that it stays readable there.
+TEXT = 12.5
+TITLE = 13
 FIGURE_WIDTH = 5.2
 
 
@@ -233,7 +235,7 @@ def walk_words(t: Tiling) -> str:
 def alt_text(t: Tiling) -> str:
     """What the figure shows, with its numbers, for the image's alt text."""
     tid = t.marked_thread
-    words = f"Chapter {t.chapter}: the {block_words(t)}"
+    words = f"{t.chapter}: the {block_words(t)}"
     if t.warp_tile is not None:
         wm, wn, wmiter, wniter = t.warp_tile
         words += (f", split into {t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN "
@@ -306,8 +308,8 @@ def _lines(text: str) -> int:
 
 
 #: Heights in inches of the figure's parts.
-LINE = 0.23
-TOP = 2 * LINE + 0.42          # a panel's two-line title and its top size label
+LINE = 0.26
+TOP = 2 * LINE + 0.45          # a panel's two-line title and its top size label
 BELOW_GAP = 0.12
 
 
@@ -447,6 +449,15 @@ def tiling_figure(t: Tiling, mode: str):
         for text in key.get_texts():
             text.set_color(ink)
         return figure
+
+
+def natural_width_px(drawing: bytes) -> int:
+    """The CSS width of an SVG drawing at 96 px per inch, from its width
+    attribute (in pt, as matplotlib writes it)."""
+    found = re.search(rb'<svg[^>]*\bwidth="([0-9.]+)pt"', drawing)
+    if not found:
+        raise TilingError("the SVG has no width in pt")
+    return round(float(found.group(1)) * 96 / 72)
 
 
 def draw_tiling(t: Tiling, mode: str) -> bytes:

@@ -324,8 +324,20 @@ class TilingDirective(_AnalysisDirective):
             self.track(path)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"What a block, a warp and a thread of {slug} compute of C, to scale.")
-        node = figure(lambda mode: tiling_figure.draw_tiling(tiling, mode),
-                      alt=tiling_figure.alt_text(tiling), caption=caption)
+        drawings = {}
+
+        def draw(mode: str) -> bytes:
+            drawings[mode] = tiling_figure.draw_tiling(tiling, mode)
+            return drawings[mode]
+
+        node = figure(draw, alt=tiling_figure.alt_text(tiling), caption=caption)
+        # At its natural width where the column is wider (the theme's
+        # max-width: 100% shrinks it on a phone), so that its text is the
+        # size of the prose rather than blown up to the column.
+        width = tiling_figure.natural_width_px(drawings["light"])
+        for image in node.findall(nodes.image):
+            image["width"] = f"{width}px"
+            image["classes"].append("align-center")
         # The caption's inline markup (code, roles) parsed as in the prose.
         parsed, messages = self.state.inline_text(caption, self.lineno)
         node[-1] = nodes.caption(caption, "", *parsed)
