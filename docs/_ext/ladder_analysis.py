@@ -58,7 +58,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ladder_base import LadderMixin, stale_result_box
-from ladder_nodes import admonition, code, figure, paragraph, stale_box, table
+from ladder_nodes import admonition, figure, paragraph, stale_box, table
 
 from figures import bankmap as bankmap_figure
 from figures import mix as mix_figure
@@ -289,9 +289,7 @@ class BankmapDirective(_AnalysisDirective):
         report = run_bankmap(tool, name, self.options.get("stride"), self.options.get("width", 4))
         summary = nodes.paragraph(classes=["ladder-bank-summary"])
         summary += nodes.strong(bank_summary(report), bank_summary(report))
-        summary += nodes.Text(f": {report['what']}; {report['width_bytes']}-byte access (")
-        summary += code(report["name"])
-        summary += nodes.Text(").")
+        summary += nodes.Text(f": {report['what']}; {report['width_bytes']}-byte access.")
         output: list[nodes.Node] = [
             table([[("lane \u2192 bank", 8)]], bank_rows(report),
                   classes=["ladder-table", "ladder-bankmap"]),
@@ -299,8 +297,8 @@ class BankmapDirective(_AnalysisDirective):
         if "figure" in self.options:
             output.append(figure(
                 lambda mode: bankmap_figure.draw_bankmap(report, mode),
-                alt=f"Lane-to-bank map of {report['name']}",
-                caption=f"{report['name']}: the bank each lane of a warp accesses; "
+                alt=f"Lane-to-bank map of {report['what']}",
+                caption=f"{report['what']}: the bank each lane of a warp accesses; "
                         f"{bank_summary(report)}."))
         return output
 

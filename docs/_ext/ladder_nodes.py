@@ -110,8 +110,3 @@ def stale_box(title: str, text: str) -> nodes.admonition:
     box = admonition("warning", title, text)
     box["classes"].append("ladder-stale")
     return box
-
-
-def code(text: str) -> nodes.literal:
-    """Inline code."""
-    return nodes.literal(text, text)
