@@ -8,6 +8,7 @@
     python3 figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
     python3 figures/draw.py sweep 09-autotuning --out sweep.svg
     python3 figures/draw.py tiling 12-final --out tiling.svg
+    python3 figures/draw.py roofline --out roofline.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -24,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
-from figures import bankmap, by_size, ladder, mix, sweep, tiling  # noqa: E402
+from figures import bankmap, by_size, ladder, mix, roofline, sweep, tiling  # noqa: E402
 from ladder_tools import binaries, results, sweep_results  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
 
@@ -87,12 +88,20 @@ def draw_tiling(args, mode: str) -> bytes:
     return tiling.draw_tiling(found, mode)
 
 
+def draw_roofline(args, mode: str) -> bytes:
+    """A GPU's roofline with every chapter at 4096, at its tiles' intensity."""
+    found, _, _ = roofline.roofline_data(ROOT, binaries.build_dir(ROOT), args.gpu)
+    if found is None:
+        sys.exit(f"draw: {args.gpu} has no baseline ceilings or no chapter measured at 4096")
+    return roofline.draw_roofline(found, mode)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
     for name, draw in (("sizes", draw_sizes), ("ladder", draw_ladder), ("mix", draw_mix),
                        ("bankmap", draw_bankmap), ("sweep", draw_sweep),
-                       ("tiling", draw_tiling)):
+                       ("tiling", draw_tiling), ("roofline", draw_roofline)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -103,7 +112,7 @@ def parser() -> argparse.ArgumentParser:
         if name == "tiling":
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final, or "
                                                 "a variant's result name, e.g. 12-final-by-size")
-        if name == "sweep":
+        if name in ("sweep", "roofline"):
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")

@@ -26,6 +26,10 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-tiling} <slug>``  body: the caption
     which part of C a block, a warp and a thread own, to scale, drawn from
     the variant's ``--describe`` constants (figures/tiling.py).
+``{ladder-roofline}``  option ``:gpu:``; body: the caption
+    the GPU's roofline (baseline.json's ceilings) with every chapter at its
+    GFLOP/s at 4096 and the intensity of its ``--describe`` tile constants
+    (figures/roofline.py); a note when the GPU has no baseline or results.
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -63,6 +67,7 @@ from ladder_nodes import admonition, figure, paragraph, stale_box, table
 from figures import bankmap as bankmap_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
+from figures import roofline as roofline_figure
 from figures import tiling as tiling_figure
 from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
@@ -337,6 +342,54 @@ class TilingDirective(_AnalysisDirective):
             image["width"] = f"{width}px"
             image["classes"].append("align-center")
         # The caption's inline markup (code, roles) parsed as in the prose.
+        parsed, messages = self.state.inline_text(caption, self.lineno)
+        node[-1] = nodes.caption(caption, "", *parsed)
+        return [node, *messages]
+
+
+# --------------------------------------------------------------------------
+# {ladder-roofline}
+# --------------------------------------------------------------------------
+
+
+class RooflineDirective(_AnalysisDirective):
+    """The GPU's roofline with every chapter on it; the directive's body is
+    the caption, to which the figure adds how the intensity is counted."""
+
+    has_content = True
+    option_spec = {"gpu": directives.unchanged}
+
+    def render(self) -> list[nodes.Node]:
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        found, read, used = roofline_figure.roofline_data(self.repo_root, self.build_dir, gpu)
+        for path in read:
+            self.track(path)
+        for result in used:
+            if result.stale:
+                self.note_stale(result)
+        if found is None:
+            return [_not_yet("Not measured yet",
+                             f"No roofline: {gpu} has no baseline ceilings or no chapter "
+                             "measured at 4096. Run `python3 code/measure.py` on a GPU, "
+                             "then build the book again.")]
+        body = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"The roofline of the {found.gpu} with every chapter on it.")
+        stale = [p.slug for p, r in zip(found.points, used) if r.stale]
+        caption = f"{body} {roofline_figure.INTENSITY_NOTE}" + (
+            f" Stale: {', '.join(stale)}." if stale else "")
+        drawings = {}
+
+        def draw(mode: str) -> bytes:
+            drawings[mode] = roofline_figure.draw_roofline(found, mode)
+            return drawings[mode]
+
+        node = figure(draw, alt=roofline_figure.alt_text(found), caption=caption)
+        # At its natural width where the column is wider, shrunk on a phone
+        # (as the tiling figure).
+        width = tiling_figure.natural_width_px(drawings["light"])
+        for image in node.findall(nodes.image):
+            image["width"] = f"{width}px"
+            image["classes"].append("align-center")
         parsed, messages = self.state.inline_text(caption, self.lineno)
         node[-1] = nodes.caption(caption, "", *parsed)
         return [node, *messages]
@@ -621,6 +674,7 @@ def setup(app):
     app.add_directive("ladder-mix-figure", MixFigureDirective)
     app.add_directive("ladder-bankmap", BankmapDirective)
     app.add_directive("ladder-tiling", TilingDirective)
+    app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)
