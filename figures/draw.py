@@ -9,6 +9,8 @@
     python3 figures/draw.py sweep 09-autotuning --out sweep.svg
     python3 figures/draw.py tiling 12-final --out tiling.svg
     python3 figures/draw.py roofline --out roofline.svg
+    python3 figures/draw.py stages 11-double-buffering --out stages.svg
+    python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -25,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
-from figures import bankmap, by_size, ladder, mix, roofline, sweep, tiling  # noqa: E402
+from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
+                     tiling)
 from ladder_tools import binaries, results, sweep_results  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
 
@@ -96,12 +99,28 @@ def draw_roofline(args, mode: str) -> bytes:
     return roofline.draw_roofline(found, mode)
 
 
+def draw_stages(args, mode: str) -> bytes:
+    """A chapter's shared-memory stages over a few K-steps, in the code's order."""
+    found, _ = stages.chapter_stages(ROOT, binaries.build_dir(ROOT), args.chapter)
+    return stages.draw_stages(found, mode)
+
+
+def draw_rounds(args, mode: str) -> bytes:
+    """An N x N output's blocks in rounds across the GPU's SMs."""
+    found, _, _ = rounds.chapter_rounds(ROOT, binaries.build_dir(ROOT), args.chapter,
+                                        args.size, args.gpu)
+    if found is None:
+        sys.exit(f"draw: {args.gpu} has no result for {args.chapter}")
+    return rounds.draw_rounds(found, mode)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
     for name, draw in (("sizes", draw_sizes), ("ladder", draw_ladder), ("mix", draw_mix),
                        ("bankmap", draw_bankmap), ("sweep", draw_sweep),
-                       ("tiling", draw_tiling), ("roofline", draw_roofline)):
+                       ("tiling", draw_tiling), ("roofline", draw_roofline),
+                       ("stages", draw_stages), ("rounds", draw_rounds)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -109,10 +128,13 @@ def parser() -> argparse.ArgumentParser:
                             help="the page mode it is drawn for (default light)")
         if name in ("sizes", "sweep"):
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final")
-        if name == "tiling":
+        if name in ("tiling", "stages", "rounds"):
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final, or "
                                                 "a variant's result name, e.g. 12-final-by-size")
-        if name in ("sweep", "roofline"):
+        if name == "rounds":
+            figure.add_argument("--size", type=int, default=3072,
+                                help="N of the N x N output (default 3072)")
+        if name in ("sweep", "roofline", "rounds"):
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")

@@ -30,6 +30,12 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     the GPU's roofline (baseline.json's ceilings) with every chapter at its
     GFLOP/s at 4096 and the intensity of its ``--describe`` tile constants
     (figures/roofline.py); a note when the GPU has no baseline or results.
+``{ladder-stages} <slug>``  body: the caption
+    the variant's shared-memory stages as lanes over a few K-steps, in the
+    order the code imposes (figures/stages.py).
+``{ladder-rounds} <slug>``  options ``:size: N`` (required), ``:gpu:``; body: the caption
+    the N x N output's blocks (--describe's BM, BN) in rounds over the SMs
+    (the result's sm_count and blocks_per_sm; figures/rounds.py).
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -68,6 +74,8 @@ from figures import bankmap as bankmap_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
 from figures import roofline as roofline_figure
+from figures import rounds as rounds_figure
+from figures import stages as stages_figure
 from figures import tiling as tiling_figure
 from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
@@ -395,6 +403,81 @@ class RooflineDirective(_AnalysisDirective):
         return [node, *messages]
 
 
+def _natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[nodes.Node]:
+    """A light and dark figure at its natural width (as the tiling figure),
+    its caption's inline markup parsed as in the prose."""
+    drawings = {}
+
+    def draw(mode: str) -> bytes:
+        drawings[mode] = draw_svg(mode)
+        return drawings[mode]
+
+    node = figure(draw, alt=alt, caption=caption)
+    width = tiling_figure.natural_width_px(drawings["light"])
+    for image in node.findall(nodes.image):
+        image["width"] = f"{width}px"
+        image["classes"].append("align-center")
+    parsed, messages = state.inline_text(caption, lineno)
+    node[-1] = nodes.caption(caption, "", *parsed)
+    return [node, *messages]
+
+
+# --------------------------------------------------------------------------
+# {ladder-stages} <slug>
+# --------------------------------------------------------------------------
+
+
+class StagesDirective(_AnalysisDirective):
+    """A chapter's shared-memory stages over a few K-steps, from its
+    --describe constants; the directive's body is the caption."""
+
+    required_arguments = 1
+    has_content = True
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        found, read = stages_figure.chapter_stages(self.repo_root, self.build_dir, slug)
+        for path in read:
+            self.track(path)
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"The shared-memory stages of {slug}, in the order the code imposes.")
+        return _natural_figure(lambda mode: stages_figure.draw_stages(found, mode),
+                               stages_figure.alt_text(found), caption, self.state, self.lineno)
+
+
+# --------------------------------------------------------------------------
+# {ladder-rounds} <slug>  :size: N
+# --------------------------------------------------------------------------
+
+
+class RoundsDirective(_AnalysisDirective):
+    """An N x N output's blocks in rounds over the SMs; the body is the caption."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec = {"size": directives.positive_int, "gpu": directives.unchanged}
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        if "size" not in self.options:
+            raise self.error(f"{self.name}: give :size: N")
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        found, read, result = rounds_figure.chapter_rounds(
+            self.repo_root, self.build_dir, slug, self.options["size"], gpu)
+        for path in read:
+            self.track(path)
+        if found is None:
+            return [_not_yet("Not measured yet",
+                             f"No rounds: {gpu} has no result for {slug}. Run "
+                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+        if result.stale:
+            self.note_stale(result)
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"The blocks of {slug} at {found.size} in rounds over the SMs.")
+        return _natural_figure(lambda mode: rounds_figure.draw_rounds(found, mode),
+                               rounds_figure.alt_text(found), caption, self.state, self.lineno)
+
+
 # --------------------------------------------------------------------------
 # {ladder-ncu} <slug> [<slug> ...]
 # --------------------------------------------------------------------------
@@ -675,6 +758,8 @@ def setup(app):
     app.add_directive("ladder-bankmap", BankmapDirective)
     app.add_directive("ladder-tiling", TilingDirective)
     app.add_directive("ladder-roofline", RooflineDirective)
+    app.add_directive("ladder-stages", StagesDirective)
+    app.add_directive("ladder-rounds", RoundsDirective)
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)

@@ -624,3 +624,93 @@ def test_the_ceilings_are_the_baselines():
             assert all(y == pytest.approx(theoretical) for _, y in lines["ceiling-theoretical"])
     finally:
         plt.close(figure)
+
+
+# -- Chapter 11's stages and chapter 12's rounds --------------------------------
+# The counts are computed here from --describe and the results file, not by
+# the figures' modules.
+
+from figures import rounds, stages  # noqa: E402
+
+
+def describe_constants(chapter: str) -> dict:
+    binary = BUILD / "bin" / chapter
+    if not binary.is_file():
+        pytest.skip(f"{chapter} is not built in {BUILD}/bin")
+    return describe(binary)["variants"][0]["constants"]
+
+
+def texts_of(figure) -> list[str]:
+    return [t.get_text() for t in drawn_texts(figure) if t.get_text().strip()]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_stages_figure_is_the_codes_order(mode):
+    c = describe_constants("11-double-buffering")
+    found, _ = stages.chapter_stages(ROOT, BUILD, "11-double-buffering")
+    figure, renderer = drawn(lambda: stages.stages_figure(found, mode))
+    try:
+        assert text_problems(figure, renderer, mode) == []
+        words = " ".join(texts_of(figure))
+        assert f"STAGES = {c['STAGES']}" in words and f"BK = {c['BK']}" in words
+        assert (f"As {c['A_STAGE_FLOATS']} + Bs {c['STAGE_FLOATS'] - c['A_STAGE_FLOATS']} = "
+                f"{c['STAGE_FLOATS']} floats") in words
+        lanes = panel(figure, "lanes")
+        lane_height = lanes.get_ylim()[0] / c["STAGES"]
+
+        def cells(gid):
+            # (column, lane) of each box, and its text (the step).
+            found_cells = {}
+            for p in patches(figure, gid):
+                column = int(p.get_x())
+                lane = int(p.get_y() // lane_height)
+                found_cells[column] = lane
+            return found_cells
+
+        fmas, loads = cells("fma"), cells("load")
+        steps = len(fmas)
+        assert steps >= 3
+        # Step k (column k + 1) reads stage k mod STAGES and fills the other.
+        assert fmas == {k + 1: k % c["STAGES"] for k in range(steps)}
+        assert loads == {0: 0, **{k + 1: (k + 1) % c["STAGES"] for k in range(steps)}}
+        # One barrier closes the prologue and each step.
+        barriers = [line for line in lanes.get_lines() if line.get_gid() == "barrier"]
+        assert sorted(line.get_xdata()[0] for line in barriers) == list(range(1, steps + 2))
+    finally:
+        plt.close(figure)
+
+
+def expected_rounds(size: int) -> tuple[int, int, int, int]:
+    """Blocks, blocks per round, full rounds and the last round's blocks of
+    12-final at N = size, from --describe and results/h200."""
+    c = describe_constants("12-final")
+    path = H200 / "chapters" / "12-final.json"
+    if not path.is_file():
+        pytest.skip("no 12-final result for the H200")
+    data = json.loads(path.read_text())
+    per_round = data["provenance"]["sm_count"] * data["resources"]["blocks_per_sm"]
+    blocks = -(-size // c["BM"]) * -(-size // c["BN"])
+    return blocks, per_round, blocks // per_round, blocks % per_round
+
+
+@pytest.mark.parametrize("size", [3072, 4096])
+@pytest.mark.parametrize("mode", MODES)
+def test_the_rounds_figure_counts_the_blocks(size, mode):
+    blocks, per_round, full, last = expected_rounds(size)
+    found, _, _ = rounds.chapter_rounds(ROOT, BUILD, "12-final", size, "h200")
+    figure, renderer = drawn(lambda: rounds.rounds_figure(found, mode))
+    try:
+        assert text_problems(figure, renderer, mode) == []
+        words = " ".join(texts_of(figure))
+        assert f"= {blocks} blocks" in words
+        assert f"= {per_round} per round" in words
+        bars = patches(figure, "round")
+        assert len(bars) == full + (1 if last else 0)
+        per_sm = per_round / panel(figure, "rounds").get_xlim()[1]
+        filled = [round(b.get_width() * per_sm) for b in bars]
+        assert filled == [per_round] * full + ([last] if last else [])
+        if last:
+            assert f"{last} of {per_round}" in words
+    finally:
+        plt.close(figure)
+
