@@ -335,24 +335,8 @@ class TilingDirective(_AnalysisDirective):
             self.track(path)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"What a block, a warp and a thread of {slug} compute of C, to scale.")
-        drawings = {}
-
-        def draw(mode: str) -> bytes:
-            drawings[mode] = tiling_figure.draw_tiling(tiling, mode)
-            return drawings[mode]
-
-        node = figure(draw, alt=tiling_figure.alt_text(tiling), caption=caption)
-        # At its natural width where the column is wider (the theme's
-        # max-width: 100% shrinks it on a phone), so that its text is the
-        # size of the prose rather than blown up to the column.
-        width = tiling_figure.natural_width_px(drawings["light"])
-        for image in node.findall(nodes.image):
-            image["width"] = f"{width}px"
-            image["classes"].append("align-center")
-        # The caption's inline markup (code, roles) parsed as in the prose.
-        parsed, messages = self.state.inline_text(caption, self.lineno)
-        node[-1] = nodes.caption(caption, "", *parsed)
-        return [node, *messages]
+        return natural_figure(lambda mode: tiling_figure.draw_tiling(tiling, mode),
+                              tiling_figure.alt_text(tiling), caption, self.state, self.lineno)
 
 
 # --------------------------------------------------------------------------
@@ -385,27 +369,15 @@ class RooflineDirective(_AnalysisDirective):
         stale = [p.slug for p, r in zip(found.points, used) if r.stale]
         caption = f"{body} {roofline_figure.INTENSITY_NOTE}" + (
             f" Stale: {', '.join(stale)}." if stale else "")
-        drawings = {}
-
-        def draw(mode: str) -> bytes:
-            drawings[mode] = roofline_figure.draw_roofline(found, mode)
-            return drawings[mode]
-
-        node = figure(draw, alt=roofline_figure.alt_text(found), caption=caption)
-        # At its natural width where the column is wider, shrunk on a phone
-        # (as the tiling figure).
-        width = tiling_figure.natural_width_px(drawings["light"])
-        for image in node.findall(nodes.image):
-            image["width"] = f"{width}px"
-            image["classes"].append("align-center")
-        parsed, messages = self.state.inline_text(caption, self.lineno)
-        node[-1] = nodes.caption(caption, "", *parsed)
-        return [node, *messages]
+        return natural_figure(lambda mode: roofline_figure.draw_roofline(found, mode),
+                              roofline_figure.alt_text(found), caption, self.state, self.lineno)
 
 
-def _natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[nodes.Node]:
-    """A light and dark figure at its natural width (as the tiling figure),
-    its caption's inline markup parsed as in the prose."""
+def natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[nodes.Node]:
+    """A light and dark figure shown at its natural width where the column is
+    wider (the theme's max-width: 100% shrinks it on a phone), so that its
+    text is the size of the prose, with its caption's inline markup (code,
+    roles) parsed as in the prose."""
     drawings = {}
 
     def draw(mode: str) -> bytes:
@@ -441,7 +413,7 @@ class StagesDirective(_AnalysisDirective):
             self.track(path)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"The shared-memory stages of {slug}, in the order the code imposes.")
-        return _natural_figure(lambda mode: stages_figure.draw_stages(found, mode),
+        return natural_figure(lambda mode: stages_figure.draw_stages(found, mode),
                                stages_figure.alt_text(found), caption, self.state, self.lineno)
 
 
@@ -474,7 +446,7 @@ class RoundsDirective(_AnalysisDirective):
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"The blocks of {slug} at {found.size} in rounds over the SMs.")
-        return _natural_figure(lambda mode: rounds_figure.draw_rounds(found, mode),
+        return natural_figure(lambda mode: rounds_figure.draw_rounds(found, mode),
                                rounds_figure.alt_text(found), caption, self.state, self.lineno)
 
 
