@@ -7,18 +7,27 @@
 namespace ch01 {
 
 // [kernel]
+/// Row of C that the thread at (x, y) in the grid computes, where x =
+/// blockIdx.x * blockDim.x + threadIdx.x and y = blockIdx.y * blockDim.y +
+/// threadIdx.y: the x index.
+__host__ __device__ constexpr int c_row(int x, int /*y*/) { return x; }
+/// Column of C that the thread at (x, y) in the grid computes: the y index.
+__host__ __device__ constexpr int c_col(int /*x*/, int y) { return y; }
+
 /// @brief C = alpha * A * B + beta * C with one thread per element of C.
 ///
 /// Thread (x, y) of the grid computes C[row][col] with row taken from the x
-/// index and col from the y index. Consecutive lanes of a warp therefore walk
-/// down a column of C and read rows of A that are K floats apart: the
-/// accesses of one warp are not coalesced (chapter 02 fixes that).
+/// index and col from the y index (c_row and c_col). Consecutive lanes of a
+/// warp therefore walk down a column of C and read rows of A that are K floats
+/// apart: the accesses of one warp are not coalesced (chapter 02 fixes that).
 ///
 /// @pre blockDim.x * gridDim.x >= M and blockDim.y * gridDim.y >= N.
 __global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A, const float* B,
                             float beta, float* C) {
-  const int row = blockIdx.x * blockDim.x + threadIdx.x;
-  const int col = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;  // the thread's place in the grid
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int row = c_row(x, y);
+  const int col = c_col(x, y);
   if (row < M && col < N) {
     float sum = 0.0f;
     for (int k = 0; k < K; ++k) {

@@ -7,21 +7,30 @@
 namespace ch02 {
 
 // [kernel]
+/// Row of C that the thread at (x, y) in the grid computes, where x =
+/// blockIdx.x * blockDim.x + threadIdx.x and y = blockIdx.y * blockDim.y +
+/// threadIdx.y: the y index.
+__host__ __device__ constexpr int c_row(int /*x*/, int y) { return y; }
+/// Column of C that the thread at (x, y) in the grid computes: the x index.
+__host__ __device__ constexpr int c_col(int x, int /*y*/) { return x; }
+
 /// @brief C = alpha * A * B + beta * C with one thread per element of C,
 /// consecutive lanes on consecutive columns.
 ///
 /// Thread (x, y) of the grid computes C[row][col] with col taken from the x
-/// index and row from the y index. The lanes of a warp differ in x only, so
-/// in every step of the k loop they read one float of A (a broadcast) and 32
-/// neighbouring floats of a row of B, and at the end they write 32
-/// neighbouring floats of C: each warp-wide access is one contiguous 128-byte
-/// segment instead of 32 segments K or N floats apart.
+/// index and row from the y index (c_row and c_col). The lanes of a warp
+/// differ in x only, so in every step of the k loop they read one float of A
+/// (a broadcast) and 32 neighbouring floats of a row of B, and at the end they
+/// write 32 neighbouring floats of C: each warp-wide access is one contiguous
+/// 128-byte segment instead of 32 segments K or N floats apart.
 ///
 /// @pre blockDim.x * gridDim.x >= N and blockDim.y * gridDim.y >= M.
 __global__ void sgemm_coalesced(int M, int N, int K, float alpha, const float* A, const float* B,
                                 float beta, float* C) {
-  const int col = blockIdx.x * blockDim.x + threadIdx.x;
-  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;  // the thread's place in the grid
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int row = c_row(x, y);
+  const int col = c_col(x, y);
   if (row < M && col < N) {
     float sum = 0.0f;
     for (int k = 0; k < K; ++k) {
