@@ -145,11 +145,25 @@ def lane_walk(source: str) -> str:
     threadIdx.x and the column from something else (chapter 01), otherwise
     "row" (the column from threadIdx.x, or a flat thread index split row by
     row, as every later chapter's thread map does)."""
-    found = {name: expression for name, expression in
-             re.findall(r"\bconst\s+int\s+(row|col)\s*=\s*([^;]*);", source)}
+    found = dict(re.findall(r"\bconst\s+int\s+(\w+)\s*=\s*([^;]*);", source))
+    # One-line index functions, e.g. chapter 01's c_row(x, y) { return x; }:
+    # a call stands for what it returns (its parameters named as its arguments).
+    returns = dict(re.findall(r"\bconstexpr\s+int\s+(\w+)\s*\([^)]*\)\s*\{\s*return\s+([^;]*);",
+                              source))
+
+    def from_x(expression: str, depth: int = 0) -> bool:
+        if "threadIdx.x" in expression:
+            return True
+        if depth > 4:
+            return False
+        calls = set(re.findall(r"\b(\w+)\s*\(", expression))
+        if calls & returns.keys():
+            return any(from_x(returns[call], depth + 1) for call in calls & returns.keys())
+        return any(from_x(found[name], depth + 1)
+                   for name in set(re.findall(r"\b\w+\b", expression)) & found.keys())
+
     if "row" in found and "col" in found:
-        in_row, in_col = ("threadIdx.x" in found[name] for name in ("row", "col"))
-        if in_row and not in_col:
+        if from_x(found["row"]) and not from_x(found["col"]):
             return "column"
     return "row"
 
