@@ -6,6 +6,7 @@
     python3 figures/draw.py mix --out mix.svg
     python3 figures/draw.py bankmap transpose.32x32.tile-read --out bank.svg
     python3 figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
+    python3 figures/draw.py bankgrid ch09.a-store ch10.a-store --titles "unpadded; padded" --out grid.svg
     python3 figures/draw.py sweep 09-autotuning --out sweep.svg
     python3 figures/draw.py tiling 12-final --out tiling.svg
     python3 figures/draw.py roofline --out roofline.svg
@@ -27,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
+from figures import bankgrid  # noqa: E402
 from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
                      tiling)
 from ladder_tools import binaries, results, sweep_results  # noqa: E402
@@ -75,6 +77,16 @@ def draw_bankmap(args, mode: str) -> bytes:
     return bankmap.draw_bankmap(run_bankmap(tool, args.access, args.stride, args.width), mode)
 
 
+def draw_bankgrid(args, mode: str) -> bytes:
+    """Named accesses as bank grids: banks across, a row per wavefront."""
+    titles = ([t.strip() for t in args.titles.split(";")] if args.titles else args.accesses)
+    if len(titles) != len(args.accesses):
+        sys.exit(f"draw: --titles has {len(titles)} titles for {len(args.accesses)} accesses")
+    tool = binaries.require_binary(binaries.build_dir(ROOT), "bankmap")
+    return bankgrid.draw_bankgrid([bankgrid.bank_grid(run_bankmap(tool, name), title)
+                                   for name, title in zip(args.accesses, titles)], mode)
+
+
 def draw_sweep(args, mode: str) -> bytes:
     """A chapter's sweep on one GPU, the committed configuration ringed."""
     found = sweep_results.load_sweep(results.results_root(ROOT), args.gpu, args.chapter)
@@ -118,7 +130,8 @@ def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
     for name, draw in (("sizes", draw_sizes), ("ladder", draw_ladder), ("mix", draw_mix),
-                       ("bankmap", draw_bankmap), ("sweep", draw_sweep),
+                       ("bankmap", draw_bankmap), ("bankgrid", draw_bankgrid),
+                       ("sweep", draw_sweep),
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
                        ("stages", draw_stages), ("rounds", draw_rounds)):
         figure = figures.add_parser(name, help=draw.__doc__)
@@ -138,6 +151,9 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")
+        if name == "bankgrid":
+            figure.add_argument("accesses", nargs="+", help="access names (bankmap --list)")
+            figure.add_argument("--titles", help="a title per access, separated by ';'")
         if name == "bankmap":
             figure.add_argument("access", nargs="?", help="an access name (bankmap --list)")
             figure.add_argument("--stride", type=int, help="lane i reads word i * STRIDE")

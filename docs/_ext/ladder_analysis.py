@@ -23,6 +23,9 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     kernel), as stacked bars.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts.
+``{ladder-bankgrid} <access> [<access> ...]``  option ``:titles: a; b; c``; body: the caption
+    each access as a bank grid, 32 banks across and one row per wavefront,
+    each lane's word in its bank, conflicted banks coloured (figures/bankgrid.py).
 ``{ladder-tiling} <slug>``  body: the caption
     which part of C a block, a warp and a thread own, to scale, drawn from
     the variant's ``--describe`` constants (figures/tiling.py).
@@ -70,6 +73,7 @@ from sphinx.util.docutils import SphinxDirective
 from ladder_base import LadderMixin, stale_result_box
 from ladder_nodes import admonition, figure, paragraph, stale_box, table
 
+from figures import bankgrid as bankgrid_figure
 from figures import bankmap as bankmap_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
@@ -314,6 +318,35 @@ class BankmapDirective(_AnalysisDirective):
                 caption=f"{report['what']}: the bank each lane of a warp accesses; "
                         f"{bank_summary(report)}."))
         return output
+
+
+# --------------------------------------------------------------------------
+# {ladder-bankgrid} <access> [<access> ...]
+# --------------------------------------------------------------------------
+
+
+class BankgridDirective(_AnalysisDirective):
+    """Warp-wide shared accesses as bank grids, from bankmap; ``:titles:``
+    names each panel's layout (separated by ``;``), the body is the caption."""
+
+    required_arguments = 1
+    optional_arguments = 5
+    has_content = True
+    option_spec = {"titles": directives.unchanged_required}
+
+    def render(self) -> list[nodes.Node]:
+        tool = self.binary("bankmap")
+        names = self.arguments
+        titles = ([t.strip() for t in self.options["titles"].split(";")]
+                  if "titles" in self.options else names)
+        if len(titles) != len(names):
+            raise AnalysisError(f":titles: has {len(titles)} titles for {len(names)} accesses")
+        grids = [bankgrid_figure.bank_grid(run_bankmap(tool, name), title)
+                 for name, title in zip(names, titles)]
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            "Each lane's word in its bank, one row per wavefront.")
+        return natural_figure(lambda mode: bankgrid_figure.draw_bankgrid(grids, mode),
+                              bankgrid_figure.alt_text(grids), caption, self.state, self.lineno)
 
 
 # --------------------------------------------------------------------------
@@ -728,6 +761,7 @@ def setup(app):
     app.add_directive("ladder-sass", SassDirective)
     app.add_directive("ladder-mix-figure", MixFigureDirective)
     app.add_directive("ladder-bankmap", BankmapDirective)
+    app.add_directive("ladder-bankgrid", BankgridDirective)
     app.add_directive("ladder-tiling", TilingDirective)
     app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-stages", StagesDirective)
