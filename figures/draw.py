@@ -12,6 +12,7 @@
     python3 figures/draw.py roofline --out roofline.svg
     python3 figures/draw.py stages 11-double-buffering --out stages.svg
     python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
+    python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -29,10 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 from figures import bankgrid  # noqa: E402
+from figures import warp_access  # noqa: E402
 from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
                      tiling)
 from ladder_tools import binaries, results, sweep_results  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
+from ladder_tools.warpmap import chapter_accesses  # noqa: E402
 
 
 def draw_sizes(args, mode: str) -> bytes:
@@ -126,6 +129,13 @@ def draw_rounds(args, mode: str) -> bytes:
     return rounds.draw_rounds(found, mode)
 
 
+def draw_warp_access(args, mode: str) -> bytes:
+    """The addresses one warp touches in one step: chapters 01 and 02, or 07."""
+    tool = binaries.require_binary(binaries.build_dir(ROOT), "warpmap")
+    columns = [(slug, chapter_accesses(tool, slug, args.K, args.N)) for slug in args.chapters]
+    return warp_access.draw_warp_access(columns, mode)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
@@ -133,7 +143,8 @@ def parser() -> argparse.ArgumentParser:
                        ("bankmap", draw_bankmap), ("bankgrid", draw_bankgrid),
                        ("sweep", draw_sweep),
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
-                       ("stages", draw_stages), ("rounds", draw_rounds)):
+                       ("stages", draw_stages), ("rounds", draw_rounds),
+                       ("warp-access", draw_warp_access)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -151,6 +162,11 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")
+        if name == "warp-access":
+            figure.add_argument("chapters", nargs="+",
+                                help="01-naive and/or 02-coalescing, or 07-vectorized")
+            figure.add_argument("--K", type=int, default=64, help="floats per row of A")
+            figure.add_argument("--N", type=int, default=64, help="floats per row of B and C")
         if name == "bankgrid":
             figure.add_argument("accesses", nargs="+", help="access names (bankmap --list)")
             figure.add_argument("--titles", help="a title per access, separated by ';'")
