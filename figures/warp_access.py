@@ -23,6 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools.binaries import AnalysisError
 from ladder_tools.warpmap import is_broadcast, sector_words
 
 SECTOR_COLOUR = GPU_COLOURS[0]
@@ -41,7 +42,7 @@ COLUMN_GAP = 0.45
 WIDE = 5.6
 
 
-class WarpAccessError(ValueError):
+class WarpAccessError(AnalysisError):
     """The reports do not describe a figure this module can draw."""
 
 

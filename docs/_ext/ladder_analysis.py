@@ -29,6 +29,11 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-tiling} <slug>``  body: the caption
     which part of C a block, a warp and a thread own, to scale, drawn from
     the variant's ``--describe`` constants (figures/tiling.py).
+``{ladder-warp-access} <slug> [<slug>]``  body: the caption
+    the global addresses warp 0 touches in one step, as 32-byte sectors and
+    128-byte lines, from build/bin/warpmap (the chapters' own index
+    functions): 01-naive and/or 02-coalescing side by side, or 07-vectorized
+    with its float4 copy of A into the transposed As (figures/warp_access.py).
 ``{ladder-roofline}``  option ``:gpu:``; body: the caption
     the GPU's roofline (baseline.json's ceilings) with every chapter at its
     GFLOP/s at 4096 and the intensity of its ``--describe`` tile constants
@@ -81,8 +86,10 @@ from figures import roofline as roofline_figure
 from figures import rounds as rounds_figure
 from figures import stages as stages_figure
 from figures import tiling as tiling_figure
+from figures import warp_access as warp_access_figure
 from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
+from ladder_tools.warpmap import chapter_accesses
 from ladder_tools.binaries import AnalysisError, chapter_binaries, find_variant, require_binary
 from ladder_tools.formatting import DASH, format_gflops, format_size
 from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
@@ -370,6 +377,30 @@ class TilingDirective(_AnalysisDirective):
             f"What a block, a warp and a thread of {slug} compute of C, to scale.")
         return natural_figure(lambda mode: tiling_figure.draw_tiling(tiling, mode),
                               tiling_figure.alt_text(tiling), caption, self.state, self.lineno)
+
+
+# --------------------------------------------------------------------------
+# {ladder-warp-access} <slug> [<slug>]
+# --------------------------------------------------------------------------
+
+
+class WarpAccessDirective(_AnalysisDirective):
+    """The global addresses one warp touches in one step, drawn from what
+    warpmap computes with the chapters' index functions; the body is the
+    caption."""
+
+    required_arguments = 1
+    optional_arguments = 1
+    has_content = True
+
+    def render(self) -> list[nodes.Node]:
+        tool = self.binary("warpmap")
+        columns = [(slug, chapter_accesses(tool, slug)) for slug in self.arguments]
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            "The addresses one warp touches in one step, in 32-byte sectors.")
+        return natural_figure(lambda mode: warp_access_figure.draw_warp_access(columns, mode),
+                              warp_access_figure.alt_text(columns), caption, self.state,
+                              self.lineno)
 
 
 # --------------------------------------------------------------------------
@@ -763,6 +794,7 @@ def setup(app):
     app.add_directive("ladder-bankmap", BankmapDirective)
     app.add_directive("ladder-bankgrid", BankgridDirective)
     app.add_directive("ladder-tiling", TilingDirective)
+    app.add_directive("ladder-warp-access", WarpAccessDirective)
     app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-stages", StagesDirective)
     app.add_directive("ladder-rounds", RoundsDirective)
