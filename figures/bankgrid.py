@@ -33,12 +33,13 @@ BANK_BYTES = 4
 CONFLICT_COLOUR = GPU_COLOURS[1]
 FREE_COLOUR = GPU_COLOURS[0]
 
-#: Sizes in inches and points. A cell is CELL inches square, wide enough for
-#: a two-digit lane number at LANE_TEXT; the figure is about 7 inches wide
-#: (670 px at its natural size), inside the book's narrowest desktop column
-#: (46em, 736 px).
-CELL = 0.19
-LEFT = 0.62
+#: Sizes in inches and points. The figure is WIDTH inches wide (about 715 px
+#: at its natural size), inside the book's narrowest desktop column (46em,
+#: 736 px); a cell is square, 0.21 inches, or 0.19 where the phases' lanes
+#: are named on the right: wide enough for a two-digit lane number at
+#: LANE_TEXT.
+WIDTH = 7.5
+LEFT = 0.64
 RIGHT = 0.12
 PHASE_LABEL = 0.78
 TITLE_ROOM = 0.34
@@ -46,9 +47,9 @@ TICK_ROOM = 0.24
 KEY_ROOM = 0.36
 GAP = 0.1
 TEXT = 11
-TITLE = 11.5
-LANE_TEXT = 8
-SMALL = 8.5
+TITLE = 12
+LANE_TEXT = 9
+SMALL = 9
 DASH = "\u2013"
 
 
@@ -174,8 +175,9 @@ def _multi_phase(grids: list[Grid]) -> bool:
     return any(len([p for p in g.phases if p.rows]) > 1 for g in grids)
 
 
-def _panel(figure, grid: Grid, box: tuple[float, float, float, float], index: int,
-           theme: dict, phase_labels: bool) -> None:
+def _panel(figure, grid: Grid, box: tuple[float, float, float, float], cell: float,
+           index: int, theme: dict, phase_labels: bool) -> None:
+    """One access's grid in ``box`` (figure fractions); ``cell`` is a cell's side in inches."""
     ink, lines = theme["ink"], theme["grid"]
     axes = figure.add_axes(box)
     axes.set_gid(f"bankgrid-{index}")
@@ -197,16 +199,16 @@ def _panel(figure, grid: Grid, box: tuple[float, float, float, float], index: in
         if phase.rows and phase.first_row:
             axes.plot([0, BANKS], [phase.first_row] * 2, color=ink, lw=1.2, zorder=4,
                       gid="phase-line")
-    for cell in grid.cells:
-        colour = CONFLICT_COLOUR if cell.conflicted else FREE_COLOUR
-        patch = Rectangle((cell.bank + 0.06, cell.row + 0.06), cell.banks - 0.12, 0.88,
+    for word in grid.cells:
+        colour = CONFLICT_COLOUR if word.conflicted else FREE_COLOUR
+        patch = Rectangle((word.bank + 0.06, word.row + 0.06), word.banks - 0.12, 0.88,
                           fc=colour, alpha=0.5, ec=colour, lw=0.8, zorder=2)
-        patch.set_gid("word-conflicted" if cell.conflicted else "word")
+        patch.set_gid("word-conflicted" if word.conflicted else "word")
         axes.add_patch(patch)
-        axes.text(cell.bank + cell.banks / 2, cell.row + 0.5, cell.label, ha="center",
+        axes.text(word.bank + word.banks / 2, word.row + 0.5, word.label, ha="center",
                   va="center_baseline", fontsize=LANE_TEXT, color=ink, zorder=3, gid="lane")
     axes.set_title(grid.heading, fontsize=TITLE, color=ink, loc="left", pad=4)
-    axes.text(-LEFT / CELL + 0.12 / CELL, grid.rows, "bank", fontsize=SMALL, color=ink,
+    axes.text((0.12 - LEFT) / cell, grid.rows, "bank", fontsize=SMALL, color=ink,
               ha="left", va="top", gid="bank-axis")
     if phase_labels:
         for phase in grid.phases:
@@ -222,16 +224,17 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     ink = theme["ink"]
     phase_labels = _multi_phase(grids)
     right = RIGHT + (PHASE_LABEL if phase_labels else 0)
-    width = LEFT + BANKS * CELL + right
-    heights = [TITLE_ROOM + g.rows * CELL + TICK_ROOM for g in grids]
+    width = WIDTH
+    cell = (width - LEFT - right) / BANKS
+    heights = [TITLE_ROOM + g.rows * cell + TICK_ROOM for g in grids]
     height = KEY_ROOM + sum(heights) + GAP * (len(grids) - 1)
     figure = plt.figure(figsize=(width, height))
     figure.set_gid("bankgrid")
     top = height - KEY_ROOM
     for index, (grid, room) in enumerate(zip(grids, heights)):
         bottom = top - room + TICK_ROOM
-        _panel(figure, grid, (LEFT / width, bottom / height, BANKS * CELL / width,
-                              grid.rows * CELL / height), index, theme, phase_labels)
+        _panel(figure, grid, (LEFT / width, bottom / height, BANKS * cell / width,
+                              grid.rows * cell / height), cell, index, theme, phase_labels)
         top -= room + GAP
     # The key: a swatch of each colour and its words, one after the other.
     y = (height - KEY_ROOM / 2) / height
@@ -239,17 +242,19 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     renderer = figure.canvas.get_renderer()
     for colour, words in ((CONFLICT_COLOUR, "bank asked for two or more words: a conflict"),
                           (FREE_COLOUR, "bank asked for one word")):
-        swatch = Rectangle((x, y - 0.5 * CELL / height), CELL / width, CELL / height,
+        swatch = Rectangle((x, y - 0.5 * cell / height), cell / width, cell / height,
                            transform=figure.transFigure, fc=colour, alpha=0.5, ec=colour,
                            lw=0.8, figure=figure)
         swatch.set_gid("key")
         figure.patches.append(swatch)
-        label = figure.text(x + 1.5 * CELL / width, y, words, fontsize=SMALL, color=ink,
+        label = figure.text(x + 1.5 * cell / width, y, words, fontsize=SMALL, color=ink,
                             va="center", gid="key-text")
         x = figure.transFigure.inverted().transform(
             (label.get_window_extent(renderer).x1, 0))[0] + 0.3 / width
-    figure.text(0.12 / width, (height - KEY_ROOM - TITLE_ROOM) / height, "wave-\nfront",
-                fontsize=SMALL, color=ink, va="top", ha="left", gid="row-axis")
+    # What the rows are, over the first panel's row numbers, beside its title.
+    figure.text(0.08 / width, (height - KEY_ROOM - TITLE_ROOM + 0.02) / height, "wave-\nfront",
+                fontsize=SMALL, color=ink, va="bottom", ha="left", linespacing=1.0,
+                gid="row-axis")
     return figure
 
 
