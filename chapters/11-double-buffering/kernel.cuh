@@ -12,6 +12,7 @@ namespace ch11 {
 enum class ALayout {
   kPadded,    ///< rows of BM + 32 / BK floats: conflict-free stores
   kSwizzled,  ///< rows of BM floats, float4s XOR-permuted per row: conflict-free, 16-byte aligned
+  kUnpadded,  ///< rows of BM floats: 16-byte aligned, the stores (BK / 4)-way conflicted
 };
 // [end]
 
@@ -136,29 +137,12 @@ struct Tiling {
   static constexpr int B_COPIES = BK / B_ROW_STRIDE;
 
   // [a-stride]
-  // Why As needs padding. Thread tid stores element e of its float4 of A at
-  // As[(a_copy_col + e) * stride + a_copy_row], in bank
-  //   ((a_copy_col + e) * stride + a_copy_row) % 32.
-  // Across the 32 lanes of one store, e is fixed and a_copy_col is a multiple
-  // of 4. With a stride of BM floats, a multiple of 32 (BM % 8 == 0 is
-  // enough), a_copy_col * stride is a multiple of 32 and drops out: the bank
-  // is a_copy_row (plus a constant) alone. A row of the A tile is BK / 4
-  // float4s, copied by BK / 4 consecutive threads, so a warp's 32 lanes copy
-  // only A_WARP_ROWS = 32 / (BK / 4) consecutive rows, each by BK / 4 lanes
-  // (its column groups, g = a_copy_col / 4 = 0 .. BK/4 - 1): each of its four
-  // stores is (BK / 4)-way conflicted (BK = 16: 8 banks, 4 lanes on each).
-  //
-  // A stride of BM + p floats adds a_copy_col * p = g * 4p to the bank.
-  // Column group g then covers the A_WARP_ROWS banks from 4pg on; the groups
-  // are disjoint, and cover all 32 banks together, when 4p = A_WARP_ROWS,
-  // that is p = A_WARP_ROWS / 4 = 32 / BK floats: BK = 8: p = 4,
-  // BK = 16: p = 2, BK = 32: p = 1.
-  //
-  // The cost: the float4 reads of the compute loop need every row of As to
-  // start 16-byte aligned, so A_STRIDE % 4 == 0. p = 4 keeps that; p = 2
-  // leaves rows 8-byte aligned (each read becomes two 8-byte loads) and p = 1
-  // 4-byte aligned (four 4-byte loads). No multiple of 4 works for BK = 16:
-  // 4p would have to be 8 (mod 32) for the groups to be disjoint.
+  // Chapter 10 derives the padding: a warp's four stores into As are
+  // (BK / 4)-way conflicted with rows of BM floats, and a pad of
+  // p = A_WARP_ROWS / 4 = 32 / BK floats per row moves each column group of
+  // lanes to banks of its own. Its cost is alignment: rows of BM + 2 floats
+  // (BK = 16) start only 8-byte aligned. kUnpadded keeps the conflict, to
+  // measure what the padding buys.
   /// Rows of the A tile that the 32 lanes of one warp copy.
   static constexpr int A_WARP_ROWS = 32 / (BK / 4);
   /// Floats of padding at the end of each row of As (kPadded only).
@@ -262,19 +246,10 @@ __host__ __device__ constexpr int b_copy_col(int tid) {
 }
 
 /// Index in As (BK rows of A_STRIDE floats: the A tile transposed) of A tile
-/// element (m, k), row m and column k.
-///
-/// kPadded: As[k][m], in rows of BM + A_PAD floats.
-///
-/// kSwizzled: rows of BM floats, with m's float4 moved by an XOR with
-/// A_WARP_ROWS * (k / 4): As[k][m ^ (A_WARP_ROWS * (k / 4))]. A warp's store
-/// of element e has k = a_copy_col + e, so k / 4 is the lane's column group
-/// g, and m runs over A_WARP_ROWS consecutive rows starting at a multiple of
-/// A_WARP_ROWS. The XOR changes only the bits of m from A_WARP_ROWS up to 16
-/// (g * A_WARP_ROWS < 32), so it moves group g's rows to a block of
-/// A_WARP_ROWS banks of its own, as the padding does. A_WARP_ROWS is a
-/// multiple of 4, so the floats m .. m + 3 (m % 4 == 0) stay together and
-/// 16-byte aligned; and as BM % 32 == 0, m ^ ... stays inside the row.
+/// element (m, k), row m and column k. kPadded and kUnpadded: As[k][m].
+/// kSwizzled: As[k][m ^ (A_WARP_ROWS * (k / 4))], chapter 10's swizzle,
+/// which moves column group k / 4's rows to banks of their own and keeps
+/// every float4 whole and 16-byte aligned.
 template <class T>
 __host__ __device__ constexpr int as_index(int m, int k) {
   if (T::A_LAYOUT == ALayout::kSwizzled) {
@@ -689,12 +664,13 @@ ladder::Variant variant(const char* name, const char* title) {
   return {name, title, launch<T>, accepts<T>, kernel, constants<T>()};
 }
 
-/// @brief This chapter as the runner and --describe see it: Chosen, then two
-/// variants that the measure command measures beside it.
+/// @brief This chapter as the runner and --describe see it: Chosen, then
+/// three variants that the measure command measures beside it.
 ///
-/// "swizzled": the same kernel with As swizzled instead of padded
-/// (ALayout::kSwizzled, as in chapter 10's variant), so that the padding is
-/// measured against the swizzle in the pipelined kernel too.
+/// "swizzled" and "unpadded": the same kernel with As swizzled
+/// (ALayout::kSwizzled, as in chapter 10's variant) or in rows of BM floats
+/// with the stores' conflict kept (ALayout::kUnpadded), so that the padding
+/// is measured against both in the pipelined kernel.
 ///
 /// "rows": the same kernel and tiling, with each step's multiply-adds row by
 /// row (SERPENTINE = 0) instead of in the snaking column order that chapter
@@ -707,6 +683,8 @@ inline ladder::Chapter chapter() {
           {variant<Chosen>(ladder::kDefaultVariant, "Double buffering"),
            variant<WithALayout<Chosen, ALayout::kSwizzled>>("swizzled",
                                                             "Double buffering (swizzled layout)"),
+           variant<WithALayout<Chosen, ALayout::kUnpadded>>("unpadded",
+                                                            "Double buffering (unpadded layout)"),
            variant<InRowOrder<Chosen>>("rows", "Double buffering (row order)")}};
 }
 // [end]

@@ -12,6 +12,7 @@ namespace ch12 {
 enum class ALayout {
   kPadded,    ///< rows of BM + 32 / BK floats: conflict-free stores
   kSwizzled,  ///< rows of BM floats, float4s XOR-permuted per row: conflict-free, 16-byte aligned
+  kUnpadded,  ///< rows of BM floats: 16-byte aligned, the stores (BK / 4)-way conflicted
 };
 // [end]
 
@@ -142,29 +143,12 @@ struct Tiling {
   static constexpr int B_COPIES = BK / B_ROW_STRIDE;
 
   // [a-stride]
-  // Why As needs padding. Thread tid stores element e of its float4 of A at
-  // As[(a_copy_col + e) * stride + a_copy_row], in bank
-  //   ((a_copy_col + e) * stride + a_copy_row) % 32.
-  // Across the 32 lanes of one store, e is fixed and a_copy_col is a multiple
-  // of 4. With a stride of BM floats, a multiple of 32 (BM % 8 == 0 is
-  // enough), a_copy_col * stride is a multiple of 32 and drops out: the bank
-  // is a_copy_row (plus a constant) alone. A row of the A tile is BK / 4
-  // float4s, copied by BK / 4 consecutive threads, so a warp's 32 lanes copy
-  // only A_WARP_ROWS = 32 / (BK / 4) consecutive rows, each by BK / 4 lanes
-  // (its column groups, g = a_copy_col / 4 = 0 .. BK/4 - 1): each of its four
-  // stores is (BK / 4)-way conflicted (BK = 16: 8 banks, 4 lanes on each).
-  //
-  // A stride of BM + p floats adds a_copy_col * p = g * 4p to the bank.
-  // Column group g then covers the A_WARP_ROWS banks from 4pg on; the groups
-  // are disjoint, and cover all 32 banks together, when 4p = A_WARP_ROWS,
-  // that is p = A_WARP_ROWS / 4 = 32 / BK floats: BK = 8: p = 4,
-  // BK = 16: p = 2, BK = 32: p = 1.
-  //
-  // The cost: the float4 reads of the compute loop need every row of As to
-  // start 16-byte aligned, so A_STRIDE % 4 == 0. p = 4 keeps that; p = 2
-  // leaves rows 8-byte aligned (each read becomes two 8-byte loads) and p = 1
-  // 4-byte aligned (four 4-byte loads). No multiple of 4 works for BK = 16:
-  // 4p would have to be 8 (mod 32) for the groups to be disjoint.
+  // Chapter 10 derives the padding: a warp's four stores into As are
+  // (BK / 4)-way conflicted with rows of BM floats, and a pad of
+  // p = A_WARP_ROWS / 4 = 32 / BK floats per row moves each column group of
+  // lanes to banks of its own. Its cost is alignment: rows of BM + 2 floats
+  // (BK = 16) start only 8-byte aligned. kUnpadded keeps the conflict, to
+  // measure what the padding buys.
   /// Rows of the A tile that the 32 lanes of one warp copy.
   static constexpr int A_WARP_ROWS = 32 / (BK / 4);
   /// Floats of padding at the end of each row of As (kPadded only).
@@ -266,19 +250,10 @@ __host__ __device__ constexpr int b_copy_col(int tid) {
 }
 
 /// Index in As (BK rows of A_STRIDE floats: the A tile transposed) of A tile
-/// element (m, k), row m and column k.
-///
-/// kPadded: As[k][m], in rows of BM + A_PAD floats.
-///
-/// kSwizzled: rows of BM floats, with m's float4 moved by an XOR with
-/// A_WARP_ROWS * (k / 4): As[k][m ^ (A_WARP_ROWS * (k / 4))]. A warp's store
-/// of element e has k = a_copy_col + e, so k / 4 is the lane's column group
-/// g, and m runs over A_WARP_ROWS consecutive rows starting at a multiple of
-/// A_WARP_ROWS. The XOR changes only the bits of m from A_WARP_ROWS up to 16
-/// (g * A_WARP_ROWS < 32), so it moves group g's rows to a block of
-/// A_WARP_ROWS banks of its own, as the padding does. A_WARP_ROWS is a
-/// multiple of 4, so the floats m .. m + 3 (m % 4 == 0) stay together and
-/// 16-byte aligned; and as BM % 32 == 0, m ^ ... stays inside the row.
+/// element (m, k), row m and column k. kPadded and kUnpadded: As[k][m].
+/// kSwizzled: As[k][m ^ (A_WARP_ROWS * (k / 4))], chapter 10's swizzle,
+/// which moves column group k / 4's rows to banks of their own and keeps
+/// every float4 whole and 16-byte aligned.
 template <class T>
 __host__ __device__ constexpr int as_index(int m, int k) {
   if (T::A_LAYOUT == ALayout::kSwizzled) {
@@ -625,68 +600,47 @@ __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * 
 // [end]
 
 // [kernel]
-/// @brief C = alpha * A * B + beta * C for any M, N, K >= 1, with warp
-/// tiling and a two-stage software pipeline over K.
+/// @brief Adds the product of the block's rows of A and columns of B over
+/// K-steps `first_step` .. `end_step` - 1 (BK columns of A, BK rows of B
+/// each) to thread `tid`'s results `acc`, with a two-stage software
+/// pipeline: while the block computes on the tiles of step k in one stage,
+/// the B tile of step k + 1 is copied into the other with cp.async and the A
+/// tile of step k + 1 waits in registers, as in chapter 11.
 ///
-/// Block b of the (one-dimensional) grid computes the BM x BN tile of C that
-/// block_tile() assigns it. Shared memory holds two stages, each an As and a
-/// Bs: while the block computes on the tiles of step k in one stage, the B
-/// tile of step k + 1 is copied into the other with cp.async and the A tile
-/// of step k + 1 waits in registers, as in chapter 11.
-///
-/// @tparam T a Tiling: the tile sizes, checked when it is instantiated.
-/// @tparam ALIGNED K % 4 == 0, N % 4 == 0 and A, B, C 16-byte aligned: the
-///         16-byte global accesses are then aligned (see launch()).
-/// @tparam EDGES false only when BM divides M, BN divides N and BK divides K
-///         (and ALIGNED): every tile then lies inside the matrices, and no
-///         load or store tests an edge. The defaults, true and false, are
-///         this exact path, the one the standard sizes take.
-/// @pre M, N, K >= 1; M * K, K * N and M * N below 2^31 (int offsets).
-/// @pre blockDim.x == T::NUM_THREADS, gridDim.x == ceil(M / BM) * ceil(N / BN),
-///      and T::SMEM_BYTES of dynamic shared memory (see launch()).
-template <class T, bool ALIGNED = true, bool EDGES = false>
-__global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
-    sgemm_warptiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                    float* C) {
-  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
-  constexpr int WMITER = T::WMITER, WNITER = T::WNITER;
-  constexpr int RESULT_COLS = WNITER * TN;  // columns of a thread's results
-
+/// The block's tile of C starts at row `block_row` and column `block_col`;
+/// `smem` holds T::SMEM_BYTES. It returns after a barrier, so a caller may
+/// call it again at once, for another tile or other steps.
+/// @pre first_step < end_step <= ceil(K / BK).
+template <class T, bool ALIGNED, bool EDGES>
+__device__ void accumulate_steps(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
+                                 const float* A, const float* B, int M, int N, int K,
+                                 int block_row, int block_col, int first_step, int end_step,
+                                 float* smem, int tid) {
   // Stage s is As (see as_index()) at smem + s * STAGE_FLOATS, then Bs.
-  extern __shared__ __align__(16) float smem[];
   const auto stage_as = [&](int s) { return smem + s * T::STAGE_FLOATS; };
   const auto stage_bs = [&](int s) { return smem + s * T::STAGE_FLOATS + T::A_STAGE_FLOATS; };
-
-  const int tid = threadIdx.x;
-  const TileCoord tile = block_tile<T>(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN);
-  const int block_row = tile.row * BM;      // first row of the block's tile of C
-  const int block_col = tile.col * BN;      // first column of the block's tile of C
-  const int num_steps = (K + BK - 1) / BK;  // the last one may be partial
-
-  // acc[(wm * TM + i) * RESULT_COLS + wn * TN + j]: element (i, j) of the
-  // thread's block in sub-tile (wm, wn).
-  float acc[WMITER * TM * RESULT_COLS] = {};
   float4 a_next[T::A_COPIES];  // the next A tile, on its way through registers
 
   // [pipeline]
-  // Prologue: step 0's tiles into stage 0.
-  copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(0), B, K, N, block_col, 0, tid);
-  load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, 0, tid);
+  // Prologue: the first step's tiles into stage 0.
+  const int first_k = first_step * T::BK;
+  copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(0), B, K, N, block_col, first_k, tid);
+  load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, first_k, tid);
   store_a_tile<T>(stage_as(0), a_next, tid);
   cp_async_wait_all();
   // Barrier 0. Stage 0: ready. Stage 1: never used, free.
   __syncthreads();
 
   int stage = 0;  // the stage that holds this step's tiles
-  for (int step = 0; step < num_steps; ++step) {
-    const bool has_next = step + 1 < num_steps;
+  for (int step = first_step; step < end_step; ++step) {
+    const bool has_next = step + 1 < end_step;
     const int next = stage ^ 1;
     if (has_next) {
       // Load issued: the next tiles start towards stage `next`, which every
       // thread finished reading before the last barrier (or never read).
-      copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(next), B, K, N, block_col, (step + 1) * BK,
+      copy_b_tile_async<T, ALIGNED, EDGES>(stage_bs(next), B, K, N, block_col, (step + 1) * T::BK,
                                            tid);
-      load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, (step + 1) * BK, tid);
+      load_a_tile<T, ALIGNED, EDGES>(a_next, A, M, K, block_row, (step + 1) * T::BK, tid);
     }
     // Consume: stage `stage` is read here, and only read, by every thread.
     compute_tile<T>(acc, stage_as(stage), stage_bs(stage), tid);
@@ -702,6 +656,40 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     stage = next;
   }
   // [end pipeline]
+}
+
+/// @brief C = alpha * A * B + beta * C for any M, N, K >= 1, with warp
+/// tiling and a two-stage software pipeline over K.
+///
+/// Block b of the (one-dimensional) grid computes the BM x BN tile of C that
+/// block_tile() assigns it, over all of K (accumulate_steps()), then writes it.
+///
+/// @tparam T a Tiling: the tile sizes, checked when it is instantiated.
+/// @tparam ALIGNED K % 4 == 0, N % 4 == 0 and A, B, C 16-byte aligned: the
+///         16-byte global accesses are then aligned (see launch()).
+/// @tparam EDGES false only when BM divides M, BN divides N and BK divides K
+///         (and ALIGNED): every tile then lies inside the matrices, and no
+///         load or store tests an edge. The defaults, true and false, are
+///         this exact path, the one the standard sizes take.
+/// @pre M, N, K >= 1; M * K, K * N and M * N below 2^31 (int offsets).
+/// @pre blockDim.x == T::NUM_THREADS, gridDim.x == ceil(M / BM) * ceil(N / BN),
+///      and T::SMEM_BYTES of dynamic shared memory (see launch()).
+template <class T, bool ALIGNED = true, bool EDGES = false>
+__global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
+    sgemm_warptiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                    float* C) {
+  extern __shared__ __align__(16) float smem[];
+  const int tid = threadIdx.x;
+  const TileCoord tile = block_tile<T>(blockIdx.x, (M + T::BM - 1) / T::BM, (N + T::BN - 1) / T::BN);
+  const int block_row = tile.row * T::BM;  // first row of the block's tile of C
+  const int block_col = tile.col * T::BN;  // first column of the block's tile of C
+
+  // acc[(wm * TM + i) * WNITER * TN + wn * TN + j]: element (i, j) of the
+  // thread's block in sub-tile (wm, wn).
+  float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
+  const int num_steps = (K + T::BK - 1) / T::BK;  // the last one may be partial
+  accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col, 0, num_steps,
+                                      smem, tid);
 
   // [epilogue]
   // beta == 0 is decided once per block, not once per element: the block
@@ -776,68 +764,6 @@ std::string accepts(int M, int N, int K) {
 }
 // [end]
 
-// [by-size]
-/// The second tiling: chapter 11's 64 x 128 tiles, which this kernel runs at
-/// three blocks per SM, so that one round of blocks puts 3 * 64 * 128 = 24 576
-/// elements of C on an SM instead of the 32 768 of one 128 x 256 block.
-using Small = Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, 1, 1>;
-
-/// Blocks of tiling T (its exact path) that fit on one SM of the current GPU.
-template <class T>
-int blocks_per_sm() {
-  // The dynamic shared memory must be granted before the occupancy is asked.
-  ladder::allow_dynamic_smem(sgemm_warptiled<T, true, false>, T::SMEM_BYTES);
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_warptiled<T, true, false>,
-                                                           T::NUM_THREADS, T::SMEM_BYTES));
-  return blocks;
-}
-
-/// The work that tiling T gives every SM time for in an M x N product, in
-/// elements of C: its rounds of blocks (its blocks over the slots of all
-/// `sms` SMs, rounded up) times the elements of C that one round puts on an
-/// SM. If an SM works through elements of C at the same rate with either
-/// tiling, the product's time is proportional to it.
-template <class T>
-long long round_work(int M, int N, int sms, int blocks_per_sm) {
-  const long long blocks = 1ll * ladder::ceil_div(M, T::BM) * ladder::ceil_div(N, T::BN);
-  const long long slots = 1ll * sms * blocks_per_sm;
-  const long long rounds = (blocks + slots - 1) / slots;
-  return rounds * blocks_per_sm * T::BM * T::BN;
-}
-
-/// True when Small should compute an M x N product instead of tiling T, on
-/// a GPU of `sms` SMs that hold `big_blocks` blocks of T and `small_blocks`
-/// of Small each: when Small's rounds give the SMs more than a tenth less
-/// work to wait through. The margin covers what the count leaves out: Small's
-/// blocks work through elements of C a little more slowly per SM than
-/// 128 x 256 ones at equal load.
-template <class T>
-bool small_is_faster(int M, int N, int sms, int big_blocks, int small_blocks) {
-  if (sms < 1 || big_blocks < 1 || small_blocks < 1) return false;
-  return 10 * round_work<Small>(M, N, sms, small_blocks) < 9 * round_work<T>(M, N, sms, big_blocks);
-}
-
-/// Launches the product with tiling T, or with Small where
-/// small_is_faster() says so for this GPU.
-template <class T>
-void launch_by_size(const ladder::Gemm& g, cudaStream_t stream) {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
-  }();
-  static const int big_blocks = blocks_per_sm<T>();
-  static const int small_blocks = blocks_per_sm<Small>();
-  if (small_is_faster<T>(g.M, g.N, sms, big_blocks, small_blocks)) {
-    launch<Small>(g, stream);
-  } else {
-    launch<T>(g, stream);
-  }
-}
-// [end]
-
 // [describe]
 /// The parameters of tiling `T` and every constant derived from them, by
 /// the names the kernel uses, for --describe.
@@ -877,25 +803,27 @@ std::vector<ladder::Constant> constants() {
 /// @brief This chapter as the runner and --describe see it, with tiling `T`:
 /// the program runs Chosen, the sweep every configuration it times.
 ///
-/// Its second variant, "by-size", is the same kernel with a tiling per size:
-/// launched with T or Small, whichever the count of rounds of blocks favours
-/// for the product at hand (launch_by_size()). Its constants are T's, then
-/// Small's, prefixed "SMALL_"; its resources are T's exact path, as the
-/// chapter's own. The measure command measures it beside the chapter.
+/// Its two other variants lay As out otherwise, for the padding table:
+/// "swizzled" (chapter 10's swizzle) and "unpadded" (rows of BM floats, the
+/// stores' conflict kept). The measure command measures them beside the
+/// chapter.
 template <class T>
 ladder::Chapter chapter() {
+  using Swizzled = WithALayout<T, ALayout::kSwizzled>;
+  using Unpadded = WithALayout<T, ALayout::kUnpadded>;
   // The resource report shows the exact path, the one the standard sizes take.
-  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_warptiled<T>), T::NUM_THREADS,
-                                  T::SMEM_BYTES};
-  std::vector<ladder::Constant> both = constants<T>();
-  for (const ladder::Constant& c : constants<Small>()) both.push_back({"SMALL_" + c.name, c.value});
-  return {
-      "12-final",
-      "The final kernel",
-      __FILE__,
-      {{ladder::kDefaultVariant, "The final kernel", launch<T>, accepts<T>, kernel, constants<T>()},
-       {"by-size", "The final kernel (a tiling per size)", launch_by_size<T>, accepts<T>, kernel,
-        both}}};
+  const auto kernel = [](auto* function, int smem_bytes) {
+    return ladder::KernelInfo{reinterpret_cast<const void*>(function), T::NUM_THREADS, smem_bytes};
+  };
+  return {"12-final",
+          "The final kernel",
+          __FILE__,
+          {{ladder::kDefaultVariant, "The final kernel", launch<T>, accepts<T>,
+            kernel(sgemm_warptiled<T>, T::SMEM_BYTES), constants<T>()},
+           {"swizzled", "The final kernel (swizzled As)", launch<Swizzled>, accepts<Swizzled>,
+            kernel(sgemm_warptiled<Swizzled>, Swizzled::SMEM_BYTES), constants<Swizzled>()},
+           {"unpadded", "The final kernel (unpadded As)", launch<Unpadded>, accepts<Unpadded>,
+            kernel(sgemm_warptiled<Unpadded>, Unpadded::SMEM_BYTES), constants<Unpadded>()}}};
 }
 // [end]
 

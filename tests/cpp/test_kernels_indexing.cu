@@ -13,14 +13,16 @@
 //   * the bank model finds every warp's A store conflict-free (one wavefront)
 //     in both layouts, and (BK / 4)-way conflicted without padding;
 //   * chapter 12's raster order visits every tile of C exactly once;
-//   * chapter 12's tiling per size (its by-size variant) counts rounds of
-//     blocks as the chapter does, and picks the second tiling where the
-//     chapter's count says it should.
+//   * chapter 13's schedules give every step of every tile of C to exactly
+//     one block, number a tile's turns in K's order so that no block waits
+//     for a block launched after it (split-K) or for more than a block's
+//     first segment (stream-K), and its count picks as the chapter derives.
 // Whether the kernels compute the right product, edges included, is checked
 // by running their own code on the CPU (tests/emulation), not here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <ladder/bank_model.hpp>
@@ -30,6 +32,7 @@
 #include "chapters/10-padding/kernel.cuh"
 #include "chapters/11-double-buffering/kernel.cuh"
 #include "chapters/12-final/kernel.cuh"
+#include "chapters/13-tail/kernel.cuh"
 
 namespace {
 
@@ -245,31 +248,150 @@ TEST(Chapter12, RasterVisitsEveryTileOnce) {
 
 }  // namespace
 
-// ------------------------------------------------------ chapter 12, by size
+// ------------------------------------------------------ chapter 13, the tail
 
-// The tiling the H200's sweep chose, spelled out so that a new winner on
-// another GPU does not change what this test counts.
-using Ch12Big = ch12::Tiling<128, 256, 16, 32, 128, 4, 8, 4, 256, 1, 8>;
+namespace {
 
-TEST(Chapter12BySize, CountsRoundsOfBlocks) {
-  // 3072: 24 x 12 = 288 blocks of 128 x 256 on 132 SMs, one each: 3 rounds.
-  EXPECT_EQ(ch12::round_work<Ch12Big>(3072, 3072, 132, 1), 3ll * 128 * 256);
-  // 48 x 24 = 1152 blocks of 64 x 128, three per SM: 396 slots, 3 rounds.
-  EXPECT_EQ(ch12::round_work<ch12::Small>(3072, 3072, 132, 3), 3ll * 3 * 64 * 128);
-  // A partial tile is a block too: 4097 needs 33 x 17 = 561, 5 rounds.
-  EXPECT_EQ(ch12::round_work<Ch12Big>(4097, 4097, 132, 1), 5ll * 128 * 256);
+/// One segment as a block computes it: the block and its place in the
+/// block's own order of segments.
+struct Placed {
+  ch13::Segment seg;
+  long long block;  // linear launch index: x + y * gridDim.x
+  int order;        // 0 for the block's first segment
+};
+
+/// Every segment of schedule `s`, as the kernel's blocks walk them.
+std::vector<Placed> segments_of(const ch13::Schedule& s) {
+  std::vector<Placed> out;
+  const int tiles = s.tiles_m * s.tiles_n;
+  if (!s.stream_k) {
+    for (int y = 0; y < s.slices; ++y) {
+      for (int x = 0; x < tiles; ++x) {
+        out.push_back({ch13::split_k_segment(s, x, y), 1ll * y * tiles + x, 0});
+      }
+    }
+    return out;
+  }
+  for (int b = 0; b < s.blocks; ++b) {
+    const long long begin = ch13::stream_k_begin(s, b);
+    int order = 0;
+    for (long long end = ch13::stream_k_begin(s, b + 1); end > begin; ++order) {
+      const ch13::Segment seg = ch13::stream_k_segment(s, b, begin, end);
+      out.push_back({seg, b, order});
+      end -= seg.end_step - seg.first_step;
+    }
+  }
+  return out;
 }
 
-TEST(Chapter12BySize, PicksTheSecondTilingWhereTheCountSays) {
-  // On an H200 (132 SMs), with the blocks per SM the sweep reported.
-  const auto small = [](int n) { return ch12::small_is_faster<Ch12Big>(n, n, 132, 1, 3); };
-  EXPECT_TRUE(small(1024));   // 32 blocks of 128 x 256 leave 100 SMs idle
-  EXPECT_FALSE(small(2048));  // 128 blocks: one round, nearly full
-  EXPECT_TRUE(small(3072));   // the last of three rounds holds 24 of 132
-  EXPECT_FALSE(small(4096));
-  EXPECT_FALSE(small(5120));  // Small saves under a tenth: not enough
-  EXPECT_FALSE(small(6144));
-  EXPECT_FALSE(small(8192));
-  // Without an occupancy to count with, the chapter's tiling stays.
-  EXPECT_FALSE(ch12::small_is_faster<Ch12Big>(3072, 3072, 132, 0, 3));
+/// Checks that the segments of `s` cover each tile's steps exactly once, in
+/// turns 0 .. turns - 1 that follow K, and that turn t + 1 waits only for a
+/// segment that cannot be waiting behind it.
+void check_schedule(const ch13::Schedule& s) {
+  SCOPED_TRACE("tiles " + std::to_string(s.tiles_m) + " x " + std::to_string(s.tiles_n) +
+               ", steps " + std::to_string(s.steps) + (s.stream_k ? ", stream-K blocks " : ", slices ") +
+               std::to_string(s.stream_k ? s.blocks : s.slices));
+  const int tiles = s.tiles_m * s.tiles_n;
+  std::vector<std::vector<Placed>> by_tile(tiles);
+  for (const Placed& p : segments_of(s)) {
+    ASSERT_GE(p.seg.tile, 0);
+    ASSERT_LT(p.seg.tile, tiles);
+    ASSERT_LT(p.seg.first_step, p.seg.end_step) << "an empty segment";
+    by_tile[p.seg.tile].push_back(p);
+  }
+  for (int tile = 0; tile < tiles; ++tile) {
+    std::vector<Placed>& segs = by_tile[tile];
+    std::sort(segs.begin(), segs.end(),
+              [](const Placed& a, const Placed& b) { return a.seg.turn < b.seg.turn; });
+    ASSERT_FALSE(segs.empty()) << "tile " << tile << " has no segment";
+    int next_step = 0;
+    for (size_t t = 0; t < segs.size(); ++t) {
+      const Placed& p = segs[t];
+      EXPECT_EQ(p.seg.turn, int(t)) << "tile " << tile;
+      EXPECT_EQ(p.seg.turns, int(segs.size())) << "tile " << tile;
+      EXPECT_EQ(p.seg.first_step, next_step) << "tile " << tile << ": a gap or an overlap in K";
+      next_step = p.seg.end_step;
+      if (t > 0) {
+        const Placed& before = segs[t - 1];
+        if (s.stream_k) {
+          // All blocks are resident: the turn before is its block's first
+          // segment, which waits for nothing this block holds.
+          EXPECT_EQ(before.order, 0) << "tile " << tile << ", turn " << t;
+          EXPECT_LT(before.block, p.block);
+        } else {
+          EXPECT_LT(before.block, p.block) << "a slice waits for a block launched after it";
+        }
+      }
+    }
+    EXPECT_EQ(next_step, s.steps) << "tile " << tile << " misses steps at its end";
+  }
+}
+
+}  // namespace
+
+TEST(Chapter13Tail, SchedulesCoverEveryStepOnceInKOrder) {
+  using ch13::Big;
+  using ch13::Small;
+  for (const auto& [M, N, K] : std::vector<std::array<int, 3>>{
+           {1, 1, 1}, {128, 256, 16}, {200, 300, 84}, {1024, 1024, 1024}, {4097, 4097, 4097},
+           {512, 512, 16384}, {1280, 1280, 1280}}) {
+    for (int slices : {1, 2, 3, 7, 16}) {
+      check_schedule(ch13::split_k<Big>(M, N, K, slices));
+      check_schedule(ch13::split_k<Small>(M, N, K, slices));
+    }
+    for (int blocks : {1, 5, 7, 132, 396, 1000}) {
+      check_schedule(ch13::stream_k<Big>(M, N, K, blocks));
+      check_schedule(ch13::stream_k<Small>(M, N, K, blocks));
+    }
+  }
+}
+
+TEST(Chapter13Tail, CountsAsTheChapterDoes) {
+  using ch13::Small;
+  // 1024: 16 x 8 = 128 tiles of 64 x 128, 64 steps. In 3 slices of 22
+  // steps (the last 20), 384 blocks fit the 396 slots of 132 SMs x 3: one
+  // round, 3 blocks on the busiest SM, each 22 steps plus 2 per slice.
+  const ch13::Schedule s = ch13::split_k<Small>(1024, 1024, 1024, 3);
+  EXPECT_EQ(s.steps_per_slice, 22);
+  EXPECT_EQ(ch13::cost<Small>(s, 132, 3), 1ll * 3 * 64 * 128 * (22 + 2 * 3));
+  // One slice: 128 blocks, one round. A round lasts as long as one block,
+  // whether every slot is filled or not: each slot has a third of the SM.
+  const ch13::Schedule one = ch13::split_k<Small>(1024, 1024, 1024, 1);
+  EXPECT_EQ(ch13::cost<Small>(one, 132, 3), 1ll * 3 * 64 * 128 * (64 + 2));
+  // Stream-K at 1024 over 396 blocks: 8192 iterations, a share of 21, which
+  // spans at most 2 tiles (21 / 64 + 2) and a tile at most 5 shares.
+  const ch13::Schedule k = ch13::stream_k<Small>(1024, 1024, 1024, 396);
+  EXPECT_EQ(ch13::cost<Small>(k, 132, 3), 1ll * 3 * 64 * 128 * (21 + 2 * (2 + 5 - 1)));
+}
+
+TEST(Chapter13Tail, PicksAsTheCountSays) {
+  // On an H200 (132 SMs), with the blocks per SM of the two tilings there.
+  const auto plan = [](int M, int N, int K) {
+    return ch13::plan(M, N, K, 132, 1, 3, {true, true});
+  };
+  // Full rounds of Big's tiles: nothing to gain, chapter 12's launch.
+  for (int n : {2048, 4096, 8192}) {
+    const ch13::Plan p = plan(n, n, n);
+    EXPECT_FALSE(p.small) << n;
+    EXPECT_FALSE(p.schedule.stream_k) << n;
+    EXPECT_EQ(p.schedule.slices, 1) << n;
+  }
+  // Too few tiles for the SMs: K is divided, by one way or the other.
+  for (const auto& [M, N, K] : std::vector<std::array<int, 3>>{
+           {512, 512, 512}, {1024, 1024, 1024}, {512, 512, 16384}, {128, 4096, 4096}}) {
+    const ch13::Plan p = plan(M, N, K);
+    EXPECT_TRUE(p.schedule.stream_k || p.schedule.slices > 1) << M << " x " << N << " x " << K;
+  }
+  // Too many tiles to share: never split, whatever the count.
+  const ch13::Plan huge = plan(32768, 32768, 64);
+  EXPECT_FALSE(huge.schedule.stream_k);
+  EXPECT_EQ(huge.schedule.slices, 1);
+  // A picked plan beats Big's plain tiles by more than a tenth.
+  for (int n = 256; n <= 8192; n += 256) {
+    const ch13::Plan p = plan(n, n, n);
+    const long long plain = ch13::cost<ch13::Big>(ch13::split_k<ch13::Big>(n, n, n, 1), 132, 1);
+    if (p.small || p.schedule.stream_k || p.schedule.slices > 1) {
+      EXPECT_LT(10 * p.cost, 9 * plain) << n;
+    }
+  }
 }

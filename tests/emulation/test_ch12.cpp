@@ -33,12 +33,13 @@ TEST(Emulated, Ch12Final) {
 }
 
 TEST(Emulated, Ch12EveryPathRuns) {
-  // The sizes above take each of the launcher's three paths with Chosen,
-  // and by-size picks Small for them (a few blocks: Small's rounds are
-  // shorter, by the stand-ins' occupancy): so every kernel the chapter can
-  // launch has run. Checked here, so that a change of tiling or sizes that
-  // leaves a path untested fails.
+  // The sizes above take each of the launcher's three paths with Chosen, in
+  // each of the three layouts of As: so every kernel the chapter can launch
+  // has run. Checked here, so that a change of tiling or sizes that leaves a
+  // path untested fails.
   using namespace ch12;
+  using Swizzled = WithALayout<Chosen, ALayout::kSwizzled>;
+  using Unpadded = WithALayout<Chosen, ALayout::kUnpadded>;
   const ladder::Chapter chapter = ch12::chapter<Chosen>();
   ladder_emulation::launched_kernels().clear();
   emulated::check_chapter(chapter, {{256, 512, 48}, {200, 300, 52}, {130, 263, 37}},
@@ -50,6 +51,8 @@ TEST(Emulated, Ch12EveryPathRuns) {
   EXPECT_TRUE(ran(sgemm_warptiled<Chosen, true, false>)) << "the exact path";
   EXPECT_TRUE(ran(sgemm_warptiled<Chosen, true, true>)) << "the aligned path with edges";
   EXPECT_TRUE(ran(sgemm_warptiled<Chosen, false, true>)) << "the general path";
-  EXPECT_TRUE(ran(sgemm_warptiled<Small, true, false>)) << "by-size's Small, exact";
-  EXPECT_TRUE(ran(sgemm_warptiled<Small, false, true>)) << "by-size's Small, general";
+  EXPECT_TRUE(ran(sgemm_warptiled<Swizzled, true, false>)) << "swizzled, exact";
+  EXPECT_TRUE(ran(sgemm_warptiled<Swizzled, false, true>)) << "swizzled, general";
+  EXPECT_TRUE(ran(sgemm_warptiled<Unpadded, true, false>)) << "unpadded, exact";
+  EXPECT_TRUE(ran(sgemm_warptiled<Unpadded, false, true>)) << "unpadded, general";
 }

@@ -1,0 +1,432 @@
+// Chapter 13's kernel, its launcher and its description: everything
+// but main(), which is in kernel.cu.
+#pragma once
+
+#include "../12-final/kernel.cuh"
+
+namespace ch13 {
+
+// This chapter adds no new inner loop. It reuses chapter 12's: its tilings,
+// its K-loop (ch12::accumulate_steps()) and its store (ch12::store_c_tile()).
+// What it changes is which block computes what: a block's work is a list of
+// segments, each a run of K-steps of one tile of C.
+
+// [tilings]
+/// The two tilings the launcher picks from: chapter 12's, one 128 x 256
+/// block per SM, and chapter 11's 64 x 128 tile, which chapter 12's kernel
+/// runs at three blocks per SM.
+using Big = ch12::Chosen;
+using Small = ch12::Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, 1, 1>;
+// [end]
+
+// [turns]
+/// Most tiles a product may have for its tiles to be shared between blocks:
+/// one turn counter each. The launcher never splits a product with more
+/// tiles, which has enough of them to keep every SM busy.
+constexpr int kMaxSharedTiles = 16384;
+
+/// Per tile of C: how many of its segments have been added into C so far in
+/// this launch. Zero between launches: the last segment of a tile sets it
+/// back. (One launch at a time: two streams must not share it.)
+__device__ int tile_turns[kMaxSharedTiles];
+
+/// Reads `*p` with acquire order at GPU scope: the writes another block made
+/// before it released the value (store_release()) are visible after it.
+__device__ int load_acquire(const int* p) {
+#if defined(__CUDA_ARCH__)
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(value) : "l"(p) : "memory");
+  return value;
+#else
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+
+/// Writes `value` to `*p` with release order at GPU scope.
+__device__ void store_release(int* p, int value) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(value) : "memory");
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELEASE);
+#endif
+}
+// [end]
+
+// [segment]
+/// One run of K-steps of one tile of C, and its place among the tile's
+/// segments: the block that computes it adds it into C as turn `turn` of
+/// `turns`, in the order of K (turn 0 holds step 0).
+struct Segment {
+  int tile;        ///< the tile, in block_tile()'s order (0 .. tiles - 1)
+  int first_step;  ///< its first K-step
+  int end_step;    ///< one past its last K-step
+  int turn;        ///< 0 .. turns - 1
+  int turns;       ///< how many segments the tile has
+};
+
+/// How a launch divides the work. Every tile has `steps` K-steps of BK, so
+/// the product is tiles * steps iterations of one tile and one step.
+/// `blocks` blocks divide them:
+///   * split-K (stream_k false): `slices` blocks per tile, block (x, y)
+///     computes slice y of tile x: steps y * steps_per_slice onwards. One
+///     slice per tile is chapter 12's launch.
+///   * stream-K (stream_k true): block b computes iterations
+///     [b * total / blocks, (b + 1) * total / blocks), wherever they fall:
+///     every block the same share, give or take one.
+struct Schedule {
+  int tiles_m;          ///< tiles down M
+  int tiles_n;          ///< tiles across N
+  int steps;            ///< K-steps per tile: ceil(K / BK)
+  bool stream_k;        ///< which of the two ways
+  int slices;           ///< split-K: slices per tile (gridDim.y)
+  int steps_per_slice;  ///< split-K: steps of every slice but the last
+  int blocks;           ///< stream-K: blocks in the grid
+};
+
+/// Split-K: slice `slice` of tile `tile`.
+__host__ __device__ inline Segment split_k_segment(const Schedule& s, int tile, int slice) {
+  const int first = slice * s.steps_per_slice;
+  const int end = first + s.steps_per_slice < s.steps ? first + s.steps_per_slice : s.steps;
+  return {tile, first, end, slice, s.slices};
+}
+
+/// Stream-K: the first iteration of block `block` (block `blocks` gives the
+/// end of the last).
+__host__ __device__ inline long long stream_k_begin(const Schedule& s, int block) {
+  const long long total = 1ll * s.tiles_m * s.tiles_n * s.steps;
+  return total * block / s.blocks;
+}
+
+/// Stream-K: the block whose iterations include iteration `i`.
+__host__ __device__ inline int stream_k_owner(const Schedule& s, long long i) {
+  // The largest b with total * b / blocks <= i, that is with
+  // total * b < (i + 1) * blocks.
+  const long long total = 1ll * s.tiles_m * s.tiles_n * s.steps;
+  return static_cast<int>(((i + 1) * s.blocks - 1) / total);
+}
+
+/// Stream-K: the segment of block `block` that ends at iteration `end`
+/// (exclusive), inside the block's range, which starts at `begin`. A block
+/// walks its range from its end down, so its first segment is the head
+/// (step 0 on) of the tile it ends in, whose turn is 0 and comes at once.
+__host__ __device__ inline Segment stream_k_segment(const Schedule& s, int block, long long begin,
+                                                    long long end) {
+  const int tile = static_cast<int>((end - 1) / s.steps);
+  const long long tile_begin = 1ll * tile * s.steps;
+  const long long first = begin > tile_begin ? begin : tile_begin;
+  const int first_block = stream_k_owner(s, tile_begin);
+  const int last_block = stream_k_owner(s, tile_begin + s.steps - 1);
+  return {tile, static_cast<int>(first - tile_begin), static_cast<int>(end - tile_begin),
+          block - first_block, last_block - first_block + 1};
+}
+// [end]
+
+// [add-into-c]
+/// Adds a segment's results `acc` into the block's tile of C, in its turn:
+/// turn 0 writes alpha * acc + beta * C (without reading C when beta == 0),
+/// every later turn alpha * acc + C. A tile of one segment is written at
+/// once, as in chapter 12. Otherwise thread 0 waits until the tile's counter
+/// says it is this segment's turn, and after the block's writes, moves it
+/// on: to the next turn, or back to 0 after the last.
+template <class T, bool ALIGNED, bool EDGES>
+__device__ void add_into_c(const float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
+                           const Segment& seg, float* C, int M, int N, float alpha, float beta,
+                           int block_row, int block_col, int tid) {
+  if (seg.turns > 1) {
+    if (tid == 0) {
+      while (load_acquire(&tile_turns[seg.tile]) != seg.turn) {
+      }
+    }
+    // Every thread waits for thread 0 and, through it, for the earlier turns' writes.
+    __syncthreads();
+  }
+  if (seg.turn == 0 && beta == 0.0f) {
+    ch12::store_c_tile<T, ALIGNED, EDGES, false>(acc, C, M, N, alpha, beta, block_row, block_col,
+                                                 tid);
+  } else {
+    const float beta_here = seg.turn == 0 ? beta : 1.0f;
+    ch12::store_c_tile<T, ALIGNED, EDGES, true>(acc, C, M, N, alpha, beta_here, block_row,
+                                                block_col, tid);
+  }
+  if (seg.turns > 1) {
+    // All of the block's writes are made before thread 0 passes the turn on.
+    __syncthreads();
+    if (tid == 0) {
+      store_release(&tile_turns[seg.tile], seg.turn + 1 == seg.turns ? 0 : seg.turn + 1);
+    }
+  }
+}
+// [end]
+
+// [kernel]
+/// Computes one segment: its K-steps of its tile (chapter 12's K-loop), then
+/// adds them into C.
+template <class T, bool ALIGNED, bool EDGES>
+__device__ void compute_segment(const Segment& seg, const Schedule& s, int M, int N, int K,
+                                float alpha, const float* A, const float* B, float beta, float* C,
+                                float* smem, int tid) {
+  const ch12::TileCoord tile = ch12::block_tile<T>(seg.tile, s.tiles_m, s.tiles_n);
+  const int block_row = tile.row * T::BM;
+  const int block_col = tile.col * T::BN;
+  float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
+  ch12::accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col,
+                                            seg.first_step, seg.end_step, smem, tid);
+  add_into_c<T, ALIGNED, EDGES>(acc, seg, C, M, N, alpha, beta, block_row, block_col, tid);
+}
+
+/// @brief C = alpha * A * B + beta * C, its work divided among the blocks as
+/// `s` says: by tiles and slices of K (split-K), or in equal shares of all
+/// the tiles' K-steps (stream-K).
+/// A block waits only for a block of a lower index, and only for that
+/// block's first segment (split-K: slice y - 1 of its tile; stream-K: see
+/// stream_k_segment()). The GPU starts blocks in the order of their index,
+/// so the block waited for has started, and by the same argument it waits
+/// for nothing that has not: no block waits for ever.
+/// @pre the grid is (tiles, slices) for split-K and (blocks) for stream-K;
+///      blockDim.x == T::NUM_THREADS; T::SMEM_BYTES of dynamic shared
+///      memory; every tile_turns counter is 0.
+template <class T, bool ALIGNED, bool EDGES>
+__global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
+    sgemm_segments(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                   float* C, Schedule s) {
+  extern __shared__ __align__(16) float smem[];
+  const int tid = threadIdx.x;
+  if (!s.stream_k) {
+    const Segment seg = split_k_segment(s, blockIdx.x, blockIdx.y);
+    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    return;
+  }
+  const long long begin = stream_k_begin(s, blockIdx.x);
+  for (long long end = stream_k_begin(s, blockIdx.x + 1); end > begin;) {
+    const Segment seg = stream_k_segment(s, blockIdx.x, begin, end);
+    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    end -= seg.end_step - seg.first_step;
+  }
+}
+// [end]
+
+// [plan]
+/// Split-K for tiling T: `slices` slices of each tile's K-steps, as even as
+/// whole steps allow; fewer if some would be empty. One slice is chapter 12's
+/// launch, a block per tile.
+template <class T>
+Schedule split_k(int M, int N, int K, int slices) {
+  Schedule s{};
+  s.tiles_m = ladder::ceil_div(M, T::BM);
+  s.tiles_n = ladder::ceil_div(N, T::BN);
+  s.steps = ladder::ceil_div(K, T::BK);
+  s.steps_per_slice = ladder::ceil_div(s.steps, slices);
+  s.slices = ladder::ceil_div(s.steps, s.steps_per_slice);
+  return s;
+}
+
+/// Stream-K for tiling T: `blocks` blocks, each an equal share of all the
+/// tiles' K-steps (no more blocks than iterations).
+template <class T>
+Schedule stream_k(int M, int N, int K, int blocks) {
+  Schedule s = split_k<T>(M, N, K, 1);
+  const long long total = 1ll * s.tiles_m * s.tiles_n * s.steps;
+  s.stream_k = true;
+  s.blocks = static_cast<int>(blocks < total ? blocks : total);
+  return s;
+}
+
+/// What the launcher runs: a tiling, and how its work is divided.
+struct Plan {
+  bool small;         ///< Small, not Big
+  Schedule schedule;  ///< tiles, slices, or stream-K
+  long long cost;     ///< the count it was picked by (see cost())
+};
+
+/// The fixed cost of a segment, in K-steps: the pipeline's prologue (a
+/// step's loads with nothing to hide them behind) and its store of C.
+constexpr int kSegmentOverheadSteps = 2;
+
+/// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`
+/// SMs that hold `blocks_per_sm` of its blocks each, in elements of C times
+/// K-steps. As in chapter 12's count, each SM has blocks_per_sm slots, each
+/// with its share of the SM, and a block takes a slot for
+/// blocks_per_sm * BM * BN elements per step, whether the other slots are
+/// filled or not. Each segment costs kSegmentOverheadSteps more, and so does
+/// each turn after a tile's first, as the turns of a tile add into C one
+/// after another.
+///   * split-K: rounds of blocks, each round as long as one slice;
+///   * stream-K: one round, as long as the largest share.
+template <class T>
+long long cost(const Schedule& s, int sms, int blocks_per_sm) {
+  const long long tiles = 1ll * s.tiles_m * s.tiles_n;
+  const long long tile_area = 1ll * T::BM * T::BN;
+  if (!s.stream_k) {
+    const long long slots = 1ll * sms * blocks_per_sm;
+    const long long rounds = (tiles * s.slices + slots - 1) / slots;
+    const long long steps = s.steps_per_slice + kSegmentOverheadSteps * s.slices;
+    return rounds * blocks_per_sm * tile_area * steps;
+  }
+  // A share of `share` iterations spans at most share / steps + 2 tiles,
+  // and a tile at most steps / share + 2 shares.
+  const long long share = (tiles * s.steps + s.blocks - 1) / s.blocks;
+  const long long segments = share / s.steps + 2;
+  const long long turns = s.steps / share + 2;
+  return blocks_per_sm * tile_area * (share + kSegmentOverheadSteps * (segments + turns - 1));
+}
+
+/// The cheapest schedule of tiling T by cost(): one slice, or (`allow_split`)
+/// 2 to 16 slices, or (`allow_stream_k`) stream-K with one block per slot.
+/// Only a product of at most kMaxSharedTiles tiles may share them.
+template <class T>
+Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, bool allow_split,
+              bool allow_stream_k) {
+  const Schedule plain = split_k<T>(M, N, K, 1);
+  Plan best{small, plain, cost<T>(plain, sms, blocks_per_sm)};
+  if (1ll * plain.tiles_m * plain.tiles_n > kMaxSharedTiles) return best;
+  std::vector<Schedule> others;
+  for (int slices = 2; allow_split && slices <= 16 && slices <= plain.steps; ++slices) {
+    others.push_back(split_k<T>(M, N, K, slices));
+  }
+  if (allow_stream_k) others.push_back(stream_k<T>(M, N, K, sms * blocks_per_sm));
+  for (const Schedule& s : others) {
+    const long long c = cost<T>(s, sms, blocks_per_sm);
+    if (c < best.cost) best = {small, s, c};
+  }
+  return best;
+}
+
+/// Which schemes a variant may pick.
+struct Schemes {
+  bool split;
+  bool stream_k;
+};
+
+/// @brief The plan for an M x N x K product on a GPU of `sms` SMs that hold
+/// `big_blocks` blocks of Big and `small_blocks` of Small each: the tiling
+/// and division of work whose count (plan_for()) is smallest. A plan must
+/// beat Big's plain tiles by a tenth to be picked, the margin chapter 12's
+/// count needed for what it leaves out.
+inline Plan plan(int M, int N, int K, int sms, int big_blocks, int small_blocks, Schemes schemes) {
+  const Plan plain = plan_for<Big>(M, N, K, sms, big_blocks, false, false, false);
+  Plan best = plain;
+  for (const Plan& p : {plan_for<Big>(M, N, K, sms, big_blocks, false, schemes.split,
+                                      schemes.stream_k),
+                        plan_for<Small>(M, N, K, sms, small_blocks, true, schemes.split,
+                                        schemes.stream_k)}) {
+    if (10 * p.cost < 9 * plain.cost && p.cost < best.cost) best = p;
+  }
+  return best;
+}
+// [end]
+
+// [launch]
+/// Launches sgemm_segments<T, ALIGNED, EDGES> with schedule `s`.
+template <class T, bool ALIGNED, bool EDGES>
+void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) {
+  static const bool smem_granted =
+      ladder::allow_dynamic_smem(sgemm_segments<T, ALIGNED, EDGES>, T::SMEM_BYTES);
+  (void)smem_granted;
+  const dim3 grid = s.stream_k ? dim3(s.blocks) : dim3(s.tiles_m * s.tiles_n, s.slices);
+  sgemm_segments<T, ALIGNED, EDGES><<<grid, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
+      g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C, s);
+}
+
+/// Launches tiling T with schedule `s` on the path chapter 12's launcher
+/// would take: exact, aligned, or general.
+template <class T>
+void launch_tiling(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) {
+  const bool aligned = g.K % 4 == 0 && g.N % 4 == 0 && ch12::aligned_16(g.A) &&
+                       ch12::aligned_16(g.B) && ch12::aligned_16(g.C);
+  const bool exact = g.M % T::BM == 0 && g.N % T::BN == 0 && g.K % T::BK == 0;
+  if (aligned && exact) {
+    launch_path<T, true, false>(g, s, stream);
+  } else if (aligned) {
+    launch_path<T, true, true>(g, s, stream);
+  } else {
+    launch_path<T, false, true>(g, s, stream);
+  }
+}
+
+/// Blocks of tiling T (its exact path) that fit on one SM of the current GPU.
+template <class T>
+int blocks_per_sm() {
+  // The dynamic shared memory must be granted before the occupancy is asked.
+  ladder::allow_dynamic_smem(sgemm_segments<T, true, false>, T::SMEM_BYTES);
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, sgemm_segments<T, true, false>,
+                                                           T::NUM_THREADS, T::SMEM_BYTES));
+  return blocks;
+}
+
+/// The SMs of the current GPU.
+inline int sm_count() {
+  int device = 0, count = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
+/// The plan this GPU gets for `g` with `schemes`.
+inline Plan plan_on_this_gpu(const ladder::Gemm& g, Schemes schemes) {
+  static const int sms = sm_count();
+  static const int big_blocks = blocks_per_sm<Big>();
+  static const int small_blocks = blocks_per_sm<Small>();
+  return plan(g.M, g.N, g.K, sms, big_blocks, small_blocks, schemes);
+}
+
+/// @brief Launches `g` as plan() says, with the schemes `SPLIT` and
+/// `STREAM_K` allow.
+template <bool SPLIT, bool STREAM_K>
+void launch(const ladder::Gemm& g, cudaStream_t stream) {
+  const Plan p = plan_on_this_gpu(g, {SPLIT, STREAM_K});
+  if (p.small) {
+    launch_tiling<Small>(g, p.schedule, stream);
+  } else {
+    launch_tiling<Big>(g, p.schedule, stream);
+  }
+}
+
+/// Launches `g` with stream-K whatever its size, with whichever tiling
+/// cost() favours: the scheme alone, to measure it, and to test it at sizes
+/// where plan() would not pick it.
+inline void launch_stream_k(const ladder::Gemm& g, cudaStream_t stream) {
+  static const int sms = sm_count();
+  static const int big_blocks = blocks_per_sm<Big>();
+  static const int small_blocks = blocks_per_sm<Small>();
+  const Schedule big = stream_k<Big>(g.M, g.N, g.K, sms * big_blocks);
+  const Schedule small = stream_k<Small>(g.M, g.N, g.K, sms * small_blocks);
+  if (cost<Small>(small, sms, small_blocks) < cost<Big>(big, sms, big_blocks)) {
+    launch_tiling<Small>(g, small, stream);
+  } else {
+    launch_tiling<Big>(g, big, stream);
+  }
+}
+// [end]
+
+// [describe]
+/// @brief This chapter as the runner and --describe see it. Its own variant
+/// picks among tiles, split-K and stream-K; "tiles" only between the two
+/// tilings (chapter 12's kernel with a tiling per size); "split-k" among
+/// tiles and split-K; "stream-k" always runs stream-K. Its constants are
+/// Big's, then Small's, prefixed "SMALL_"; its resources are Big's exact
+/// path.
+inline ladder::Chapter chapter() {
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_segments<Big, true, false>),
+                                  Big::NUM_THREADS, Big::SMEM_BYTES};
+  std::vector<ladder::Constant> constants = ch12::constants<Big>();
+  for (const ladder::Constant& c : ch12::constants<Small>()) {
+    constants.push_back({"SMALL_" + c.name, c.value});
+  }
+  constants.push_back({"SEGMENT_OVERHEAD_STEPS", kSegmentOverheadSteps});
+  constants.push_back({"MAX_SHARED_TILES", kMaxSharedTiles});
+  return {"13-tail",
+          "The tail",
+          __FILE__,
+          {{ladder::kDefaultVariant, "Tiles, split-K or stream-K", launch<true, true>,
+            ch12::accepts<Big>, kernel, constants},
+           {"tiles", "A tiling per size", launch<false, false>, ch12::accepts<Big>, kernel,
+            constants},
+           {"split-k", "Tiles or split-K", launch<true, false>, ch12::accepts<Big>, kernel,
+            constants},
+           {"stream-k", "Stream-K at every size", launch_stream_k, ch12::accepts<Big>, kernel,
+            constants}}};
+}
+// [end]
+
+}  // namespace ch13
