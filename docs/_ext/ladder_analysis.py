@@ -352,8 +352,13 @@ class BankgridDirective(_AnalysisDirective):
                  for name, title in zip(names, titles)]
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             "Each lane's word in its bank, one row per wavefront.")
-        return natural_figure(lambda mode: bankgrid_figure.draw_bankgrid(grids, mode),
-                              bankgrid_figure.alt_text(grids), caption, self.state, self.lineno)
+        output = natural_figure(lambda mode: bankgrid_figure.draw_bankgrid(grids, mode),
+                                bankgrid_figure.alt_text(grids), caption, self.state,
+                                self.lineno)
+        # 32 cells across stay legible only near the natural width: a column
+        # narrower than that (a phone) scrolls the figure sideways instead.
+        output[0]["classes"].append("ladder-scroll")
+        return output
 
 
 # --------------------------------------------------------------------------
