@@ -37,8 +37,8 @@ ARROW = "\u2192"
 
 #: Heights and widths in inches.
 LINE = 0.26
-COLUMN_WIDTH = 2.7
-COLUMN_GAP = 0.45
+COLUMN_WIDTH = 2.45
+COLUMN_GAP = 0.4
 WIDE = 5.6
 
 
