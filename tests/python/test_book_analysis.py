@@ -628,6 +628,8 @@ def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
     ("```{ladder-resources} 01-naive-nothing\n```\n", "has no variant '01-naive-nothing'"),
     ("```{ladder-bankmap} no.such.access\n```\n", "no access named 'no.such.access'"),
     ("```{ladder-bankmap}\n```\n", "give an access name"),
+    ("```{ladder-bankgrid} ch09.a-store ch10.a-store\n:titles: unpadded\n```\n",
+     ":titles: has 1 titles for 2 accesses"),
     ("```{ladder-sass} 04-smem-tiling\n:kernel: nothing\n```\n", "no sgemm_"),
 ])
 def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, message):
@@ -636,6 +638,20 @@ def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, mess
     done = build_page(sphinx_python, tmp_path, "# Scratch\n\n" + page, empty, binaries)
     assert done.returncode != 0
     assert message in done.stderr
+
+
+def test_the_bank_grid_renders_its_panels_and_caption(binaries, sphinx_python, tmp_path):
+    empty = tmp_path / "results"
+    empty.mkdir()
+    page = ("# Scratch\n\n```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
+            ":titles: rows of 32 floats; rows of 33 floats\nLook at the *rows*.\n```\n")
+    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert html.count('alt="Bank grids') == 2  # the light drawing and the dark
+    assert "ladder-scroll" in html and "<em>rows</em>" in html
+    assert ("rows of 32 floats: 32 wavefronts (1 of the 32 banks used, 1 of them conflicted); "
+            "rows of 33 floats: 1 wavefront (32 of the 32 banks used") in html
 
 
 VARIANTS = """# Scratch
