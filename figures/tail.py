@@ -1,0 +1,357 @@
+"""Chapter 13's blocks over the SMs, one panel per scheme ({ladder-tail-rounds}).
+
+The data: ``tailplan --segments`` (ladder_tools.tailplan), the plan a
+variant of chapter 13 runs at one size and every block's segments, computed
+by the chapter's own functions. What this module adds is where and when the
+blocks run, a drawing choice and not the chapter's count: the GPU starts
+blocks in the order of their index, each in the first slot that is free (a
+slot: one of the blocks an SM holds at once; slot s is on SM s mod SMs), and
+a block runs its segments one after another, each as long as its K-steps.
+With blocks of one length that is the count's rounds.
+
+Each panel draws the blocks of a sample of the SMs, evenly spaced (8 of an
+H200's 132), each SM as its slots, a bar per segment coloured by its turn
+(turn 0 writes the tile, a later turn adds into it) and shaded by its tile's
+parity; under it, the busy slots of all the SMs over time. The panels share
+one time scale: a panel's K-steps are its tiling's, drawn in the count's time
+(a step of a tiling of BM x BN at b blocks per SM takes b * BM * BN).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.colors import to_rgba
+from matplotlib.patches import Patch, Rectangle
+
+from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools import tailplan
+from ladder_tools.binaries import AnalysisError
+
+TEXT = 11.5
+FIGURE_WIDTH = 7.0
+LABEL_W = 1.0
+SAMPLED = 8
+TIMES = "\u00d7"
+TURN_COLOURS = (GPU_COLOURS[0], GPU_COLOURS[1])
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One segment where it runs: slot, start and length in K-steps."""
+
+    block: int
+    slot: int
+    start: int
+    steps: int
+    tile: int
+    turn: int
+    turns: int
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One plan's blocks placed on the slots."""
+
+    names: tuple[str, ...]  #: the schemes (variants) that run this plan
+    plan: dict  #: tailplan's plan
+    tiling: dict  #: BM, BN, BK, blocks_per_sm of the plan's tiling
+    sms: int
+    bars: tuple[Bar, ...]
+
+    @property
+    def per_sm(self) -> int:
+        return self.tiling["blocks_per_sm"]
+
+    @property
+    def slots(self) -> int:
+        return self.sms * self.per_sm
+
+    @property
+    def step_time(self) -> int:
+        """The count's time of one K-step of this tiling (a slot's share)."""
+        return self.per_sm * self.tiling["BM"] * self.tiling["BN"]
+
+    @property
+    def makespan(self) -> int:
+        return max(b.start + b.steps for b in self.bars)
+
+    def block_ends(self) -> list[int]:
+        ends: dict[int, int] = {}
+        for b in self.bars:
+            ends[b.block] = max(ends.get(b.block, 0), b.start + b.steps)
+        return [ends[block] for block in sorted(ends)]
+
+    def busy(self) -> list[tuple[int, int]]:
+        """(time, busy slots from then on) at each change, over all SMs."""
+        change: dict[int, int] = {}
+        for b in self.bars:
+            change[b.start] = change.get(b.start, 0) + 1
+            change[b.start + b.steps] = change.get(b.start + b.steps, 0) - 1
+        level, out = 0, []
+        for time in sorted(change):
+            level += change[time]
+            out.append((time, level))
+        return out
+
+    def rounds(self) -> list[int]:
+        """Blocks started in each round, when every block is as long (else [])."""
+        lengths = {end - start for end, start in zip(self.block_ends(), self.block_starts())}
+        if len(lengths) != 1:
+            return []
+        blocks = len(self.block_ends())
+        return [min(self.slots, blocks - i) for i in range(0, blocks, self.slots)]
+
+    def block_starts(self) -> list[int]:
+        starts: dict[int, int] = {}
+        for b in self.bars:
+            starts[b.block] = min(starts.get(b.block, b.start), b.start)
+        return [starts[block] for block in sorted(starts)]
+
+
+def place(report: dict) -> tuple[Bar, ...]:
+    """The segments of ``tailplan --segments`` placed on the slots: blocks in
+    index order, each in the slot that is free first (the lower slot on a
+    tie), its segments one after another in the order it runs them."""
+    tiling = report[report["plan"]["tiling"]]
+    slots = report["sms"] * tiling["blocks_per_sm"]
+    free = [(0, slot) for slot in range(slots)]
+    bars = []
+    for block in report["blocks"]:
+        time, slot = heapq.heappop(free)
+        for seg in block["segments"]:
+            steps = seg["end_step"] - seg["first_step"]
+            bars.append(Bar(block["block"], slot, time, steps, seg["tile"], seg["turn"],
+                            seg["turns"]))
+            time += steps
+        heapq.heappush(free, (time, slot))
+    return tuple(bars)
+
+
+def same_plan(a: dict, b: dict) -> bool:
+    keys = ("tiling", "scheme", "slices", "blocks", "tiles", "steps")
+    return all(a[k] == b[k] for k in keys)
+
+
+def tail_panels(reports: list[tuple[str, dict]]) -> list[Panel]:
+    """A panel per distinct plan, in the order given; schemes that run the
+    same plan share one."""
+    panels: list[Panel] = []
+    for name, report in reports:
+        for i, panel in enumerate(panels):
+            if same_plan(panel.plan, report["plan"]):
+                panels[i] = Panel((*panel.names, name), panel.plan, panel.tiling, panel.sms,
+                                  panel.bars)
+                break
+        else:
+            panels.append(Panel((name,), report["plan"], report[report["plan"]["tiling"]],
+                                report["sms"], place(report)))
+    return panels
+
+
+@dataclass(frozen=True)
+class TailRounds:
+    gpu: str
+    size: tuple[int, int, int]
+    panels: tuple[Panel, ...]
+
+    @property
+    def sms(self) -> int:
+        return self.panels[0].sms
+
+    def sampled(self) -> list[int]:
+        count = min(SAMPLED, self.sms)
+        return [i * self.sms // count for i in range(count)]
+
+    @property
+    def span(self) -> int:
+        """The longest panel, in the count's time."""
+        return max(p.makespan * p.step_time for p in self.panels)
+
+
+def chapter_tail_rounds(repo_root: Path, build: Path, tool: Path, size: tuple[int, int, int],
+                        schemes: list[str], gpu: str = "h200"):
+    """The TailRounds of ``schemes`` at ``size`` on ``gpu``, the files read,
+    and the 13-tail result (None when not measured); None for TailRounds
+    when the GPU has no result to take its SMs from."""
+    found, read, result = tailplan.tail_gpu(repo_root, build, gpu)
+    if found is None:
+        return None, read, None
+    if not schemes:
+        raise AnalysisError("no schemes to draw")
+    reports = [(s, tailplan.run_segments(tool, found, s, size)) for s in schemes]
+    return TailRounds(found.name, size, tuple(tail_panels(reports))), [*read, tool], result
+
+
+# -- Words ---------------------------------------------------------------------------
+
+
+def tiling_words(panel: Panel) -> str:
+    t = panel.tiling
+    name = tailplan.TILING_WORDS[panel.plan["tiling"]]
+    return f"{name} {t['BM']} {TIMES} {t['BN']}, {panel.per_sm} per SM"
+
+
+def schedule_words(panel: Panel) -> str:
+    """'1,152 blocks in 3 rounds of 396, the last 360' or
+    '396 blocks of 558\u2013559 K-steps'."""
+    blocks = panel.plan["blocks"]
+    rounds = panel.rounds()
+    if panel.plan["scheme"] == "stream-k" or not rounds:
+        lengths = [end - start for end, start in zip(panel.block_ends(), panel.block_starts())]
+        low, high = min(lengths), max(lengths)
+        spread = f"{low}" if low == high else f"{low}\u2013{high}"
+        return f"{blocks:,} blocks of {spread} K-steps"
+    if len(rounds) == 1:
+        return f"{blocks:,} blocks in 1 round: {blocks} of {panel.slots} slots"
+    last = f", the last {rounds[-1]}" if rounds[-1] != panel.slots else ""
+    return f"{blocks:,} blocks in {len(rounds)} rounds of {panel.slots}{last}"
+
+
+def title_words(panel: Panel) -> str:
+    plan = panel.plan
+    names = " = ".join(panel.names)
+    return (f"{names}: {tiling_words(panel)}, {tailplan.scheme_words(plan)}\n"
+            f"{schedule_words(panel)}, {plan['steps']} K-steps per tile")
+
+
+def alt_text(r: TailRounds) -> str:
+    sampled = r.sampled()
+    parts = []
+    for p in r.panels:
+        busy = 100 * sum(b.steps for b in p.bars) / (p.makespan * p.slots)
+        parts.append(f"{' = '.join(p.names)}: {tiling_words(p)}, "
+                     f"{tailplan.scheme_words(p.plan)}, {schedule_words(p)}, done after "
+                     f"{p.makespan} of its K-steps, the slots busy {busy:.0f}% of that time")
+    return (f"The blocks of a {tailplan.size_text(r.size)} product on the {r.sms} SMs of the "
+            f"{r.gpu}, one panel per plan, time across on one scale: "
+            + "; ".join(parts) + f". Each panel draws {len(sampled)} of the {r.sms} SMs, "
+            f"evenly spaced ({', '.join(map(str, sampled))}), each as its slots, a bar per segment (blue: a tile's "
+            "first turn, orange: a later turn that adds into C), and under them the busy "
+            f"slots of all {r.sms} SMs.")
+
+
+# -- Drawing -------------------------------------------------------------------------
+
+LANE = 0.06
+SM_GAP = 0.03
+BUSY = 0.38
+HEAD = 0.5
+FOOT = 0.42
+PANEL_GAP = 0.2
+STRIP_GAP = 0.1
+
+
+def _panel_height(r: TailRounds, panel: Panel) -> float:
+    return len(r.sampled()) * (panel.per_sm * LANE + SM_GAP) - SM_GAP
+
+
+def tail_rounds_figure(r: TailRounds, mode: str):
+    theme = THEMES[mode]
+    ink, grid = theme["ink"], theme["grid"]
+    sampled = r.sampled()
+    mixed = len({p.plan["tiling"] for p in r.panels}) > 1
+    turns = any(b.turns > 1 for p in r.panels for b in p.bars)
+    legend_h = 0.4
+    note_h = 0.42 if mixed else 0.0
+    total = (legend_h + sum(HEAD + _panel_height(r, p) + STRIP_GAP + BUSY + FOOT for p in r.panels)
+             + (len(r.panels) - 1) * PANEL_GAP + note_h)
+    with plt.rc_context(RC):
+        figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+        figure.set_gid("tail-rounds")
+        width = (FIGURE_WIDTH - LABEL_W - 0.2) / FIGURE_WIDTH
+        top = total - legend_h
+        for index, panel in enumerate(r.panels):
+            limit = r.span / panel.step_time
+            gantt_h = _panel_height(r, panel)
+            y0 = top - HEAD - gantt_h
+            axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, y0 / total, width, gantt_h / total))
+            axes.set_gid(f"tail-panel-{index}")
+            _draw_gantt(axes, panel, sampled, limit, ink, grid)
+            axes.set_title(title_words(panel), fontsize=TEXT, color=ink, loc="left",
+                           pad=5, linespacing=1.3)
+            busy_y = y0 - STRIP_GAP - BUSY
+            strip = figure.add_axes((LABEL_W / FIGURE_WIDTH, busy_y / total, width,
+                                     BUSY / total))
+            strip.set_gid(f"tail-busy-{index}")
+            _draw_busy(strip, panel, limit, ink, grid, r.sms)
+            top = busy_y - FOOT - PANEL_GAP
+        handles = [Patch(fc=TURN_COLOURS[0], alpha=0.85, label="turn 0: writes its tile")]
+        if turns:
+            handles.append(Patch(fc=TURN_COLOURS[1], alpha=0.85,
+                                 label="a later turn: adds into C"))
+        handles.append(Patch(fc="none", ec=grid, label="idle"))
+        drawn = figure.legend(handles=handles, loc="upper left", ncol=len(handles), frameon=False,
+                              fontsize=TEXT - 0.5, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01,
+                                                                   1.0), handlelength=1.2)
+        for text in drawn.get_texts():
+            text.set_color(ink)
+        if mixed:
+            figure.text(LABEL_W / FIGURE_WIDTH, 0.02 / total,
+                        "Each panel counts its own tiling's K-steps, drawn to the count's time:\n"
+                        + "; ".join(f"a {tailplan.TILING_WORDS[k]} step takes {v:,}"
+                                    for k, v in sorted({(p.plan['tiling'], p.step_time)
+                                                        for p in r.panels}))
+                        + " (blocks per SM \u00d7 BM \u00d7 BN).",
+                        fontsize=TEXT - 1.5, color=ink, va="bottom", linespacing=1.3)
+        return figure
+
+
+def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, grid: str):
+    row_of = {sm: i for i, sm in enumerate(sampled)}
+    band = panel.per_sm * LANE
+    pitch = band + SM_GAP
+    axes.set_xlim(0, limit)
+    axes.set_ylim(len(sampled) * pitch - SM_GAP, 0)
+    axes.set_facecolor("none")
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    for sm, row in row_of.items():
+        outline = Rectangle((0, row * pitch), panel.makespan, band, fc="none", ec=grid,
+                            lw=0.6)
+        outline.set_gid("tail-sm")
+        axes.add_patch(outline)
+    for b in panel.bars:
+        sm, slot_lane = b.slot % panel.sms, b.slot // panel.sms
+        if sm not in row_of:
+            continue
+        colour = TURN_COLOURS[0 if b.turn == 0 else 1]
+        bar = Rectangle((b.start, row_of[sm] * pitch + slot_lane * LANE), b.steps, LANE,
+                        fc=to_rgba(colour, 0.85 if b.tile % 2 == 0 else 0.5), ec=ink, lw=0.25)
+        bar.set_gid("tail-segment")
+        axes.add_patch(bar)
+    axes.set_xticks([])
+    axes.set_yticks([band / 2, (len(sampled) - 1) * pitch + band / 2])
+    axes.set_yticklabels([f"SM {sampled[0]}", f"SM {sampled[-1]}"])
+    axes.tick_params(axis="y", length=0, colors=ink, labelsize=TEXT - 1.5)
+
+
+def _draw_busy(axes, panel: Panel, limit: float, ink: str, grid: str, sms: int):
+    steps = panel.busy()
+    xs = [t for t, _ in steps]
+    ys = [level for _, level in steps]
+    axes.fill_between(xs, ys, step="post", color=TURN_COLOURS[0], alpha=0.45, lw=0,
+                      gid="tail-busy")
+    axes.step(xs, ys, where="post", color=TURN_COLOURS[0], lw=1)
+    axes.axhline(panel.slots, color=grid, lw=0.8, ls="--")
+    axes.set_xlim(0, limit)
+    axes.set_ylim(0, panel.slots * 1.05)
+    axes.set_facecolor("none")
+    for name, spine in axes.spines.items():
+        spine.set_visible(name == "bottom")
+        spine.set_color(grid)
+    axes.set_yticks([0, panel.slots])
+    axes.set_yticklabels(["0", f"{panel.slots}"])
+    axes.tick_params(colors=ink, labelsize=TEXT - 1.5)
+    axes.set_ylabel(f"busy slots,\nall {sms} SMs", rotation=0, ha="right", va="center",
+                    color=ink, fontsize=TEXT - 1.5, labelpad=4)
+    axes.set_xlabel(f"K-steps of {tailplan.TILING_WORDS[panel.plan['tiling']]}", color=ink,
+                    fontsize=TEXT - 1, labelpad=2)
+
+
+def draw_tail_rounds(r: TailRounds, mode: str) -> bytes:
+    with plt.rc_context(RC):
+        return svg(tail_rounds_figure(r, mode))
