@@ -13,6 +13,7 @@
     python3 figures/draw.py stages 11-double-buffering --out stages.svg
     python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
     python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
+    python3 figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -30,10 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 from figures import bankgrid  # noqa: E402
+from figures import tail  # noqa: E402
 from figures import warp_access  # noqa: E402
 from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
                      tiling)
-from ladder_tools import binaries, results, sweep_results  # noqa: E402
+from ladder_tools import binaries, results, sweep_results, tailplan  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
 from ladder_tools.warpmap import chapter_accesses  # noqa: E402
 
@@ -136,6 +138,17 @@ def draw_warp_access(args, mode: str) -> bytes:
     return warp_access.draw_warp_access(columns, mode)
 
 
+def draw_tail_rounds(args, mode: str) -> bytes:
+    """Chapter 13's blocks over the SMs at one size, a panel per scheme."""
+    build = binaries.build_dir(ROOT)
+    size = tailplan.parse_size(args.size)
+    found, _, _ = tail.chapter_tail_rounds(ROOT, build, binaries.require_binary(build, "tailplan"),
+                                           size, args.schemes, args.gpu)
+    if found is None:
+        sys.exit(f"draw: {args.gpu} has no result to take its SMs from")
+    return tail.draw_tail_rounds(found, mode)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
@@ -144,7 +157,7 @@ def parser() -> argparse.ArgumentParser:
                        ("sweep", draw_sweep),
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
                        ("stages", draw_stages), ("rounds", draw_rounds),
-                       ("warp-access", draw_warp_access)):
+                       ("warp-access", draw_warp_access), ("tail-rounds", draw_tail_rounds)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -158,7 +171,12 @@ def parser() -> argparse.ArgumentParser:
         if name == "rounds":
             figure.add_argument("--size", type=int, default=3072,
                                 help="N of the N x N output (default 3072)")
-        if name in ("sweep", "roofline", "rounds"):
+        if name == "tail-rounds":
+            figure.add_argument("size", help="N or MxNxK, e.g. 3072 or 512x512x16384")
+            figure.add_argument("--schemes", nargs="+", default=["tiles", "split-k", "stream-k"],
+                                choices=tailplan.SCHEMES,
+                                help="a panel each (default: tiles split-k stream-k)")
+        if name in ("sweep", "roofline", "rounds", "tail-rounds"):
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")

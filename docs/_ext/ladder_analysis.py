@@ -44,6 +44,17 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-rounds} <slug>``  options ``:size: N`` (required), ``:gpu:``; body: the caption
     the N x N output's blocks (--describe's BM, BN) in rounds over the SMs
     (the result's sm_count and blocks_per_sm; figures/rounds.py).
+``{ladder-tail-rounds} <N or MxNxK>``  options ``:schemes:``, ``:gpu:``; body: the caption
+    chapter 13's blocks over the SMs at that size, a panel per scheme
+    (``:schemes:`` among default, tiles, split-k, stream-k, the variants, and
+    big-tiles, chapter 12's launch; default ``tiles split-k stream-k``; two
+    that run the same plan share a panel): the plans and segments from
+    build/bin/tailplan, the SMs and blocks per SM from the 13-tail result and
+    the binary (ladder_tools.tailplan, figures/tail.py).
+``{ladder-tail-plans}``  options ``:sizes:`` (required), ``:gpu:``
+    per size, the plan chapter 13 picks, its count's time over the "tiles"
+    variant's plan (a prediction), and, where measured, the time of 13-tail
+    over 13-tail-tiles and its % of cuBLAS.
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -85,6 +96,7 @@ from figures import sweep as sweep_figure
 from figures import roofline as roofline_figure
 from figures import rounds as rounds_figure
 from figures import stages as stages_figure
+from figures import tail as tail_figure
 from figures import tiling as tiling_figure
 from figures import warp_access as warp_access_figure
 from ladder_tools import results
@@ -100,6 +112,7 @@ from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, nc
                               parse_model)
 from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
                                     arch_of_capability, kernel_resources, resources_rows)
+from ladder_tools import tailplan
 from ladder_tools.sweep_results import (Sweep, chapter_kernel_text, committed_config, load_sweep,
                                         sweep_pairs, sweep_path, sweep_rows)
 from ladder_tools.transpose import (TRANSPOSE_HEADER, load_transpose, transpose_counter_rows,
@@ -520,6 +533,83 @@ class RoundsDirective(_AnalysisDirective):
 
 
 # --------------------------------------------------------------------------
+# {ladder-tail-rounds} <size>  :schemes:    {ladder-tail-plans}  :sizes:
+# --------------------------------------------------------------------------
+
+
+class TailRoundsDirective(_AnalysisDirective):
+    """Chapter 13's blocks over the SMs at one size, a panel per scheme; the
+    body is the caption."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec = {"schemes": directives.unchanged_required, "gpu": directives.unchanged}
+
+    def render(self) -> list[nodes.Node]:
+        size = tailplan.parse_size(self.arguments[0])
+        schemes = self.options.get("schemes", "tiles split-k stream-k").split()
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        found, read, result = tail_figure.chapter_tail_rounds(
+            self.repo_root, self.build_dir, self.binary("tailplan"), size, schemes, gpu)
+        for path in read:
+            self.track(path)
+        self.track(results.chapter_result_path(self.results_root, gpu, tailplan.CHAPTER))
+        if found is None:
+            return [_not_yet("Not measured yet",
+                             f"No rounds: {gpu} has no result to take its SMs from. Run "
+                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+        if result is not None and result.stale:
+            self.note_stale(result)
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"The blocks of chapter 13 at {tailplan.size_text(size)} over the SMs.")
+        return natural_figure(lambda mode: tail_figure.draw_tail_rounds(found, mode),
+                              tail_figure.alt_text(found), caption, self.state, self.lineno)
+
+
+class TailPlansDirective(_AnalysisDirective):
+    """Chapter 13's plan per size, the count's prediction against the "tiles"
+    variant, and what was measured."""
+
+    option_spec = {"sizes": directives.unchanged_required, "gpu": directives.unchanged}
+
+    def render(self) -> list[nodes.Node]:
+        if "sizes" not in self.options:
+            raise self.error(f"{self.name}: give :sizes: N MxNxK ...")
+        sizes = tailplan.parse_sizes(self.options["sizes"])
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        tool = self.binary("tailplan")
+        found, read, result = tailplan.tail_gpu(self.repo_root, self.build_dir, gpu)
+        for path in read:
+            self.track(path)
+        measured = {}
+        for variant in ("default", "tiles"):
+            slug = tailplan.result_slug(variant)
+            self.track(results.chapter_result_path(self.results_root, gpu, slug))
+            measured[variant] = results.load_chapter_result(self.results_root, gpu, slug,
+                                                            self.repo_root)
+        if found is None:
+            return [_not_yet("Not measured yet",
+                             f"No plans: {gpu} has no result to take its SMs from. Run "
+                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+        plans = tailplan.run_plans(tool, found, sizes)
+        output: list[nodes.Node] = []
+        for stale in (r for r in measured.values() if r is not None and r.stale):
+            self.note_stale(stale)
+            output.append(stale_result_box(stale))
+        output.append(table([tailplan.PLANS_HEADER],
+                            tailplan.plans_rows(plans, measured["default"], measured["tiles"]),
+                            classes=["ladder-table", "ladder-tail-plans"]))
+        line = (f"{found.name}: {found.whence}. Predicted: the count (ch13::cost(), through "
+                "build/bin/tailplan) of the plan over that of the \"tiles\" variant's, which is "
+                f"{tailplan.tiles_words(plans)}. Measured: the median time of 13-tail over "
+                "that of 13-tail-tiles")
+        if measured["default"] is None or measured["tiles"] is None:
+            line += " (not measured yet)"
+        output.append(paragraph(line + ".", ["ladder-provenance"]))
+        return output
+
+
+# --------------------------------------------------------------------------
 # {ladder-ncu} <slug> [<slug> ...]
 # --------------------------------------------------------------------------
 
@@ -803,6 +893,8 @@ def setup(app):
     app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-stages", StagesDirective)
     app.add_directive("ladder-rounds", RoundsDirective)
+    app.add_directive("ladder-tail-rounds", TailRoundsDirective)
+    app.add_directive("ladder-tail-plans", TailPlansDirective)
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)
