@@ -271,8 +271,10 @@ def tail_rounds_figure(r: TailRounds, mode: str):
             axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, y0 / total, width, gantt_h / total))
             axes.set_gid(f"tail-panel-{index}")
             _draw_gantt(axes, panel, sampled, limit, ink, grid)
-            axes.set_title(title_words(panel), fontsize=TEXT, color=ink, loc="left",
-                           pad=5, linespacing=1.3)
+            title = axes.text(0, 1, title_words(panel), transform=axes.transAxes, va="bottom",
+                              fontsize=TEXT, color=ink, linespacing=1.3)
+            title.set_gid("tail-title")
+            title.set_y(1 + 0.07 / gantt_h)
             busy_y = y0 - STRIP_GAP - BUSY
             strip = figure.add_axes((LABEL_W / FIGURE_WIDTH, busy_y / total, width,
                                      BUSY / total))
