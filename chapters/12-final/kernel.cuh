@@ -613,9 +613,9 @@ __device__ void store_c_tile(const float (&acc)[T::WMITER * T::TM * T::WNITER * 
 /// @pre first_step < end_step <= ceil(K / BK).
 template <class T, bool ALIGNED, bool EDGES>
 __device__ void accumulate_steps(float (&acc)[T::WMITER * T::TM * T::WNITER * T::TN],
-                                 const float* A, const float* B, int M, int N, int K,
-                                 int block_row, int block_col, int first_step, int end_step,
-                                 float* smem, int tid) {
+                                 const float* A, const float* B, int M, int N, int K, int block_row,
+                                 int block_col, int first_step, int end_step, float* smem,
+                                 int tid) {
   // Stage s is As (see as_index()) at smem + s * STAGE_FLOATS, then Bs.
   const auto stage_as = [&](int s) { return smem + s * T::STAGE_FLOATS; };
   const auto stage_bs = [&](int s) { return smem + s * T::STAGE_FLOATS + T::A_STAGE_FLOATS; };
@@ -680,7 +680,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
                     float* C) {
   extern __shared__ __align__(16) float smem[];
   const int tid = threadIdx.x;
-  const TileCoord tile = block_tile<T>(blockIdx.x, (M + T::BM - 1) / T::BM, (N + T::BN - 1) / T::BN);
+  const TileCoord tile =
+      block_tile<T>(blockIdx.x, (M + T::BM - 1) / T::BM, (N + T::BN - 1) / T::BN);
   const int block_row = tile.row * T::BM;  // first row of the block's tile of C
   const int block_col = tile.col * T::BN;  // first column of the block's tile of C
 
@@ -688,8 +689,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   // thread's block in sub-tile (wm, wn).
   float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
   const int num_steps = (K + T::BK - 1) / T::BK;  // the last one may be partial
-  accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col, 0, num_steps,
-                                      smem, tid);
+  accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col, 0, num_steps, smem,
+                                      tid);
 
   // [epilogue]
   // beta == 0 is decided once per block, not once per element: the block

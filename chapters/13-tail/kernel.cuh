@@ -20,9 +20,10 @@ using Small = ch12::Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, 1, 1>;
 // [end]
 
 // [turns]
-/// Most tiles a product may have for its tiles to be shared between blocks:
-/// one turn counter each. The launcher never splits a product with more
-/// tiles, which has enough of them to keep every SM busy.
+/// Most tiles that blocks may share in one launch: one turn counter each.
+/// The launcher never splits the K of a product with more tiles, which has
+/// enough of them to keep every SM busy; stream-K shares at most two rounds'
+/// worth.
 constexpr int kMaxSharedTiles = 16384;
 
 /// Per tile of C: how many of its segments have been added into C so far in
@@ -62,6 +63,7 @@ struct Segment {
   int end_step;    ///< one past its last K-step
   int turn;        ///< 0 .. turns - 1
   int turns;       ///< how many segments the tile has
+  int counter;     ///< its tile's turn counter in tile_turns (when turns > 1)
 };
 
 /// How a launch divides the work. Every tile has `steps` K-steps of BK, so
@@ -70,9 +72,12 @@ struct Segment {
 ///   * split-K (stream_k false): `slices` blocks per tile, block (x, y)
 ///     computes slice y of tile x: steps y * steps_per_slice onwards. One
 ///     slice per tile is chapter 12's launch.
-///   * stream-K (stream_k true): block b computes iterations
-///     [b * total / blocks, (b + 1) * total / blocks), wherever they fall:
-///     every block the same share, give or take one.
+///   * stream-K (stream_k true): the first `dp_tiles` tiles take a block
+///     each, as in chapter 12 (the "data-parallel" part); the `blocks` blocks
+///     after them share the other tiles' iterations: block b of them
+///     computes iterations [b * total / blocks, (b + 1) * total / blocks) of
+///     those tiles, wherever they fall, every block the same share, give or
+///     take one.
 struct Schedule {
   int tiles_m;          ///< tiles down M
   int tiles_n;          ///< tiles across N
@@ -80,29 +85,34 @@ struct Schedule {
   bool stream_k;        ///< which of the two ways
   int slices;           ///< split-K: slices per tile (gridDim.y)
   int steps_per_slice;  ///< split-K: steps of every slice but the last
-  int blocks;           ///< stream-K: blocks in the grid
+  int dp_tiles;         ///< stream-K: tiles computed a block each, first
+  int blocks;           ///< stream-K: blocks that share the other tiles
 };
 
 /// Split-K: slice `slice` of tile `tile`.
 __host__ __device__ inline Segment split_k_segment(const Schedule& s, int tile, int slice) {
   const int first = slice * s.steps_per_slice;
   const int end = first + s.steps_per_slice < s.steps ? first + s.steps_per_slice : s.steps;
-  return {tile, first, end, slice, s.slices};
+  return {tile, first, end, slice, s.slices, tile};
 }
 
-/// Stream-K: the first iteration of block `block` (block `blocks` gives the
-/// end of the last).
+/// Stream-K: the iterations the shared tiles hold, counted from the first
+/// step of tile dp_tiles.
+__host__ __device__ inline long long stream_k_total(const Schedule& s) {
+  return (1ll * s.tiles_m * s.tiles_n - s.dp_tiles) * s.steps;
+}
+
+/// Stream-K: the first iteration of sharing block `block` (block `blocks`
+/// gives the end of the last).
 __host__ __device__ inline long long stream_k_begin(const Schedule& s, int block) {
-  const long long total = 1ll * s.tiles_m * s.tiles_n * s.steps;
-  return total * block / s.blocks;
+  return stream_k_total(s) * block / s.blocks;
 }
 
 /// Stream-K: the block whose iterations include iteration `i`.
 __host__ __device__ inline int stream_k_owner(const Schedule& s, long long i) {
   // The largest b with total * b / blocks <= i, that is with
   // total * b < (i + 1) * blocks.
-  const long long total = 1ll * s.tiles_m * s.tiles_n * s.steps;
-  return static_cast<int>(((i + 1) * s.blocks - 1) / total);
+  return static_cast<int>(((i + 1) * s.blocks - 1) / stream_k_total(s));
 }
 
 /// Stream-K: the segment of block `block` that ends at iteration `end`
@@ -111,13 +121,14 @@ __host__ __device__ inline int stream_k_owner(const Schedule& s, long long i) {
 /// (step 0 on) of the tile it ends in, whose turn is 0 and comes at once.
 __host__ __device__ inline Segment stream_k_segment(const Schedule& s, int block, long long begin,
                                                     long long end) {
-  const int tile = static_cast<int>((end - 1) / s.steps);
-  const long long tile_begin = 1ll * tile * s.steps;
+  const int shared_tile = static_cast<int>((end - 1) / s.steps);
+  const long long tile_begin = 1ll * shared_tile * s.steps;
   const long long first = begin > tile_begin ? begin : tile_begin;
   const int first_block = stream_k_owner(s, tile_begin);
   const int last_block = stream_k_owner(s, tile_begin + s.steps - 1);
-  return {tile, static_cast<int>(first - tile_begin), static_cast<int>(end - tile_begin),
-          block - first_block, last_block - first_block + 1};
+  return {s.dp_tiles + shared_tile,           static_cast<int>(first - tile_begin),
+          static_cast<int>(end - tile_begin), block - first_block,
+          last_block - first_block + 1,       shared_tile};
 }
 // [end]
 
@@ -134,7 +145,7 @@ __device__ void add_into_c(const float (&acc)[T::WMITER * T::TM * T::WNITER * T:
                            int block_row, int block_col, int tid) {
   if (seg.turns > 1) {
     if (tid == 0) {
-      while (load_acquire(&tile_turns[seg.tile]) != seg.turn) {
+      while (load_acquire(&tile_turns[seg.counter]) != seg.turn) {
       }
     }
     // Every thread waits for thread 0 and, through it, for the earlier turns' writes.
@@ -152,7 +163,7 @@ __device__ void add_into_c(const float (&acc)[T::WMITER * T::TM * T::WNITER * T:
     // All of the block's writes are made before thread 0 passes the turn on.
     __syncthreads();
     if (tid == 0) {
-      store_release(&tile_turns[seg.tile], seg.turn + 1 == seg.turns ? 0 : seg.turn + 1);
+      store_release(&tile_turns[seg.counter], seg.turn + 1 == seg.turns ? 0 : seg.turn + 1);
     }
   }
 }
@@ -182,7 +193,8 @@ __device__ void compute_segment(const Segment& seg, const Schedule& s, int M, in
 /// stream_k_segment()). The GPU starts blocks in the order of their index,
 /// so the block waited for has started, and by the same argument it waits
 /// for nothing that has not: no block waits for ever.
-/// @pre the grid is (tiles, slices) for split-K and (blocks) for stream-K;
+/// @pre the grid is (tiles, slices) for split-K and (dp_tiles + blocks) for
+///      stream-K;
 ///      blockDim.x == T::NUM_THREADS; T::SMEM_BYTES of dynamic shared
 ///      memory; every tile_turns counter is 0.
 template <class T, bool ALIGNED, bool EDGES>
@@ -196,9 +208,15 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
     return;
   }
-  const long long begin = stream_k_begin(s, blockIdx.x);
-  for (long long end = stream_k_begin(s, blockIdx.x + 1); end > begin;) {
-    const Segment seg = stream_k_segment(s, blockIdx.x, begin, end);
+  if (static_cast<int>(blockIdx.x) < s.dp_tiles) {
+    const Segment whole{static_cast<int>(blockIdx.x), 0, s.steps, 0, 1, 0};
+    compute_segment<T, ALIGNED, EDGES>(whole, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    return;
+  }
+  const int block = blockIdx.x - s.dp_tiles;  // among the sharing blocks
+  const long long begin = stream_k_begin(s, block);
+  for (long long end = stream_k_begin(s, block + 1); end > begin;) {
+    const Segment seg = stream_k_segment(s, block, begin, end);
     compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
     end -= seg.end_step - seg.first_step;
   }
@@ -220,13 +238,20 @@ Schedule split_k(int M, int N, int K, int slices) {
   return s;
 }
 
-/// Stream-K for tiling T: `blocks` blocks, each an equal share of all the
-/// tiles' K-steps (no more blocks than iterations).
+/// Stream-K for tiling T with `blocks` sharing blocks, one per slot of the
+/// GPU. When the tiles fill two rounds of `blocks` or more, all but the last
+/// one or two rounds' worth are data-parallel, a block each, so that blocks
+/// that run together share panels of A and B in L2 as in chapter 12; the
+/// sharing blocks then divide between one and two rounds' worth of tiles.
+/// (Osama et al.'s "data-parallel + two-tile stream-K".)
 template <class T>
 Schedule stream_k(int M, int N, int K, int blocks) {
   Schedule s = split_k<T>(M, N, K, 1);
-  const long long total = 1ll * s.tiles_m * s.tiles_n * s.steps;
+  const long long tiles = 1ll * s.tiles_m * s.tiles_n;
+  const long long rounds = tiles / blocks;  // full rounds of tiles
   s.stream_k = true;
+  s.dp_tiles = rounds >= 2 ? static_cast<int>((rounds - 1) * blocks) : 0;
+  const long long total = (tiles - s.dp_tiles) * s.steps;
   s.blocks = static_cast<int>(blocks < total ? blocks : total);
   return s;
 }
@@ -262,28 +287,36 @@ long long cost(const Schedule& s, int sms, int blocks_per_sm) {
     const long long steps = s.steps_per_slice + kSegmentOverheadSteps * s.slices;
     return rounds * blocks_per_sm * tile_area * steps;
   }
-  // A share of `share` iterations spans at most share / steps + 2 tiles,
-  // and a tile at most steps / share + 2 shares.
-  const long long share = (tiles * s.steps + s.blocks - 1) / s.blocks;
+  // The data-parallel tiles' full rounds (dp_tiles is a whole number of
+  // rounds), then one round of shares. A share of `share` iterations spans
+  // at most share / steps + 2 tiles, and a tile at most steps / share + 2
+  // shares.
+  const long long slots = 1ll * sms * blocks_per_sm;
+  const long long dp_rounds = (s.dp_tiles + slots - 1) / slots;
+  const long long dp = dp_rounds * (s.steps + kSegmentOverheadSteps);
+  const long long share = (stream_k_total(s) + s.blocks - 1) / s.blocks;
   const long long segments = share / s.steps + 2;
   const long long turns = s.steps / share + 2;
-  return blocks_per_sm * tile_area * (share + kSegmentOverheadSteps * (segments + turns - 1));
+  const long long shared = share + kSegmentOverheadSteps * (segments + turns - 1);
+  return blocks_per_sm * tile_area * (dp + shared);
 }
 
 /// The cheapest schedule of tiling T by cost(): one slice, or (`allow_split`)
-/// 2 to 16 slices, or (`allow_stream_k`) stream-K with one block per slot.
-/// Only a product of at most kMaxSharedTiles tiles may share them.
+/// 2 to 16 slices, or (`allow_stream_k`) stream-K with one sharing block per
+/// slot; none that would share more than kMaxSharedTiles tiles.
 template <class T>
 Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, bool allow_split,
               bool allow_stream_k) {
   const Schedule plain = split_k<T>(M, N, K, 1);
   Plan best{small, plain, cost<T>(plain, sms, blocks_per_sm)};
-  if (1ll * plain.tiles_m * plain.tiles_n > kMaxSharedTiles) return best;
+  const long long tiles = 1ll * plain.tiles_m * plain.tiles_n;
   std::vector<Schedule> others;
-  for (int slices = 2; allow_split && slices <= 16 && slices <= plain.steps; ++slices) {
+  for (int slices = 2;
+       allow_split && tiles <= kMaxSharedTiles && slices <= 16 && slices <= plain.steps; ++slices) {
     others.push_back(split_k<T>(M, N, K, slices));
   }
-  if (allow_stream_k) others.push_back(stream_k<T>(M, N, K, sms * blocks_per_sm));
+  const Schedule shared = stream_k<T>(M, N, K, sms * blocks_per_sm);
+  if (allow_stream_k && tiles - shared.dp_tiles <= kMaxSharedTiles) others.push_back(shared);
   for (const Schedule& s : others) {
     const long long c = cost<T>(s, sms, blocks_per_sm);
     if (c < best.cost) best = {small, s, c};
@@ -297,21 +330,31 @@ struct Schemes {
   bool stream_k;
 };
 
+/// Small's blocks work through elements of C more slowly per SM than Big's
+/// (chapter 12's sweep timed chapter 11's 64 x 128 tile at three blocks per
+/// SM about an eighth below the winner at 4096): the count charges Small
+/// kSmallSlowdown times its cost.
+constexpr double kSmallSlowdown = 8.0 / 7.0;
+
 /// @brief The plan for an M x N x K product on a GPU of `sms` SMs that hold
 /// `big_blocks` blocks of Big and `small_blocks` of Small each: the tiling
-/// and division of work whose count (plan_for()) is smallest. A plan must
-/// beat Big's plain tiles by a tenth to be picked, the margin chapter 12's
-/// count needed for what it leaves out.
+/// and division of work whose count (cost(), Small's times kSmallSlowdown)
+/// is smallest.
 inline Plan plan(int M, int N, int K, int sms, int big_blocks, int small_blocks, Schemes schemes) {
-  const Plan plain = plan_for<Big>(M, N, K, sms, big_blocks, false, false, false);
-  Plan best = plain;
-  for (const Plan& p : {plan_for<Big>(M, N, K, sms, big_blocks, false, schemes.split,
-                                      schemes.stream_k),
-                        plan_for<Small>(M, N, K, sms, small_blocks, true, schemes.split,
-                                        schemes.stream_k)}) {
-    if (10 * p.cost < 9 * plain.cost && p.cost < best.cost) best = p;
-  }
-  return best;
+  const Plan big = plan_for<Big>(M, N, K, sms, big_blocks, false, schemes.split, schemes.stream_k);
+  const Plan small =
+      plan_for<Small>(M, N, K, sms, small_blocks, true, schemes.split, schemes.stream_k);
+  return kSmallSlowdown * small.cost < big.cost ? small : big;
+}
+
+/// The plan of stream-K alone (the variant "stream-k"), with whichever
+/// tiling the count favours as plan() does.
+inline Plan stream_k_plan(int M, int N, int K, int sms, int big_blocks, int small_blocks) {
+  const Schedule big = stream_k<Big>(M, N, K, sms * big_blocks);
+  const Schedule small = stream_k<Small>(M, N, K, sms * small_blocks);
+  const Plan big_plan{false, big, cost<Big>(big, sms, big_blocks)};
+  const Plan small_plan{true, small, cost<Small>(small, sms, small_blocks)};
+  return kSmallSlowdown * small_plan.cost < big_plan.cost ? small_plan : big_plan;
 }
 // [end]
 
@@ -322,7 +365,8 @@ void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) 
   static const bool smem_granted =
       ladder::allow_dynamic_smem(sgemm_segments<T, ALIGNED, EDGES>, T::SMEM_BYTES);
   (void)smem_granted;
-  const dim3 grid = s.stream_k ? dim3(s.blocks) : dim3(s.tiles_m * s.tiles_n, s.slices);
+  const dim3 grid =
+      s.stream_k ? dim3(s.dp_tiles + s.blocks) : dim3(s.tiles_m * s.tiles_n, s.slices);
   sgemm_segments<T, ALIGNED, EDGES><<<grid, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
       g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C, s);
 }
@@ -382,19 +426,18 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   }
 }
 
-/// Launches `g` with stream-K whatever its size, with whichever tiling
-/// cost() favours: the scheme alone, to measure it, and to test it at sizes
-/// where plan() would not pick it.
+/// Launches `g` with stream-K whatever its size, with the tiling
+/// stream_k_plan() picks: the scheme alone, to measure it, and to test it at
+/// sizes where plan() would not pick it.
 inline void launch_stream_k(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = sm_count();
   static const int big_blocks = blocks_per_sm<Big>();
   static const int small_blocks = blocks_per_sm<Small>();
-  const Schedule big = stream_k<Big>(g.M, g.N, g.K, sms * big_blocks);
-  const Schedule small = stream_k<Small>(g.M, g.N, g.K, sms * small_blocks);
-  if (cost<Small>(small, sms, small_blocks) < cost<Big>(big, sms, big_blocks)) {
-    launch_tiling<Small>(g, small, stream);
+  const Plan p = stream_k_plan(g.M, g.N, g.K, sms, big_blocks, small_blocks);
+  if (p.small) {
+    launch_tiling<Small>(g, p.schedule, stream);
   } else {
-    launch_tiling<Big>(g, big, stream);
+    launch_tiling<Big>(g, p.schedule, stream);
   }
 }
 // [end]
@@ -414,18 +457,18 @@ inline ladder::Chapter chapter() {
     constants.push_back({"SMALL_" + c.name, c.value});
   }
   constants.push_back({"SEGMENT_OVERHEAD_STEPS", kSegmentOverheadSteps});
+  constants.push_back({"SMALL_SLOWDOWN_PER_MILLE", static_cast<long long>(1000 * kSmallSlowdown)});
   constants.push_back({"MAX_SHARED_TILES", kMaxSharedTiles});
-  return {"13-tail",
-          "The tail",
-          __FILE__,
-          {{ladder::kDefaultVariant, "Tiles, split-K or stream-K", launch<true, true>,
-            ch12::accepts<Big>, kernel, constants},
-           {"tiles", "A tiling per size", launch<false, false>, ch12::accepts<Big>, kernel,
-            constants},
-           {"split-k", "Tiles or split-K", launch<true, false>, ch12::accepts<Big>, kernel,
-            constants},
-           {"stream-k", "Stream-K at every size", launch_stream_k, ch12::accepts<Big>, kernel,
-            constants}}};
+  return {
+      "13-tail",
+      "The tail",
+      __FILE__,
+      {{ladder::kDefaultVariant, "Tiles, split-K or stream-K", launch<true, true>,
+        ch12::accepts<Big>, kernel, constants},
+       {"tiles", "A tiling per size", launch<false, false>, ch12::accepts<Big>, kernel, constants},
+       {"split-k", "Tiles or split-K", launch<true, false>, ch12::accepts<Big>, kernel, constants},
+       {"stream-k", "Stream-K at every size", launch_stream_k, ch12::accepts<Big>, kernel,
+        constants}}};
 }
 // [end]
 

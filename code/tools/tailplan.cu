@@ -17,8 +17,8 @@
 //
 // Every number comes from chapters/13-tail/kernel.cuh: ch13::plan() for the
 // default, "tiles" and "split-k" variants (as ch13::launch() calls it),
-// ch13::stream_k() and ch13::cost() for "stream-k" (as
-// ch13::launch_stream_k() compares them), ch13::split_k_segment(),
+// ch13::stream_k_plan() for "stream-k" (as ch13::launch_stream_k() calls
+// it), ch13::split_k_segment(),
 // ch13::stream_k_begin() and ch13::stream_k_segment() for the segments.
 #include <cstdio>
 #include <cstdlib>
@@ -63,16 +63,10 @@ constexpr const char* kStreamK = "stream-k";
 /// The plan of variant "stream-k": ch13::launch_stream_k()'s choice, stream-K
 /// with whichever tiling cost() favours, with the GPU's shape given.
 ch13::Plan stream_k_plan(const Size& z, const Gpu& g) {
-  const ch13::Schedule big = ch13::stream_k<ch13::Big>(z.M, z.N, z.K, g.sms * g.big_blocks);
-  const ch13::Schedule small = ch13::stream_k<ch13::Small>(z.M, z.N, z.K, g.sms * g.small_blocks);
-  const long long big_cost = ch13::cost<ch13::Big>(big, g.sms, g.big_blocks);
-  const long long small_cost = ch13::cost<ch13::Small>(small, g.sms, g.small_blocks);
-  if (small_cost < big_cost) return {true, small, small_cost};
-  return {false, big, big_cost};
+  return ch13::stream_k_plan(z.M, z.N, z.K, g.sms, g.big_blocks, g.small_blocks);
 }
 
-/// Big's plain tiles, one block per tile: chapter 12's launch, the plan every
-/// other must beat by a tenth (ch13::plan()).
+/// Big's plain tiles, one block per tile: chapter 12's launch.
 constexpr const char* kBigTiles = "big-tiles";
 
 ch13::Plan big_tiles_plan(const Size& z, const Gpu& g) {

@@ -49,14 +49,17 @@ TEST(Emulated, Ch13Tail) {
 
 TEST(Emulated, Ch13SplitAndStreamK) {
   // Split-K in 3 slices of 2 steps (1 at the general size's partial end);
-  // stream-K in 5 and 7 blocks, so that shares start and end inside tiles,
-  // a block spans two tiles and a tile spans several blocks.
+  // stream-K in 5 and 7 sharing blocks, so that shares start and end inside
+  // tiles, a block spans two tiles and a tile spans several blocks; and in
+  // 2, where 200 x 300's 12 tiles of Small make 6 rounds: 8 tiles take a
+  // block each, and 2 blocks share the last 4.
   ladder::Chapter forced_schedules{"13-tail", "forced", __FILE__, {}};
   forced_schedules.variants = {
       forced<Big, ch13::split_k<Big>, 3>("Big, split-K in 3"),
       forced<Small, ch13::split_k<Small>, 3>("Small, split-K in 3"),
       forced<Big, ch13::stream_k<Big>, 5>("Big, stream-K in 5 blocks"),
       forced<Small, ch13::stream_k<Small>, 7>("Small, stream-K in 7 blocks"),
+      forced<Small, ch13::stream_k<Small>, 2>("Small, 2 rounds' worth shared by 2 blocks"),
   };
   std::vector<emulated::Call> calls = emulated::kCalls;
   calls.push_back({0.75f, 0.5f, /*misaligned=*/true});
@@ -66,7 +69,9 @@ TEST(Emulated, Ch13SplitAndStreamK) {
 
 TEST(Emulated, Ch13TurnsAreBackToZero) {
   // After a launch, every tile's counter is 0 again, ready for the next.
-  ladder::Chapter one{"13-tail", "forced", __FILE__,
+  ladder::Chapter one{"13-tail",
+                      "forced",
+                      __FILE__,
                       {forced<Small, ch13::stream_k<Small>, 7>("Small, stream-K in 7 blocks")}};
   emulated::check_chapter(one, {{200, 300, 84}});
   for (int tile = 0; tile < ch13::kMaxSharedTiles; ++tile) {
