@@ -167,7 +167,7 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final")
         if name in ("tiling", "stages", "rounds"):
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final, or "
-                                                "a variant's result name, e.g. 12-final-by-size")
+                                                "a variant's result name, e.g. 12-final-swizzled")
         if name == "rounds":
             figure.add_argument("--size", type=int, default=3072,
                                 help="N of the N x N output (default 3072)")

@@ -105,8 +105,8 @@ def variant_main_kernel(entries: list[dict], variant: dict) -> list[dict]:
 def variant_kernels(entries: list[dict], variant: dict) -> list[dict]:
     """The chapter kernels of one variant among a binary's entries: its own
     kernel and the other paths of the same tiling (the same first template
-    argument): chapter 12's three paths of Chosen, and not those of Small,
-    the second tiling that only its by-size variant runs."""
+    argument): chapter 12's three paths of Chosen, and not those of another
+    tiling in the same binary (chapter 13's Small)."""
     main = variant_main_kernel(entries, variant)
     tiling = first_template_argument(main[0]["name"])
     if tiling is None:

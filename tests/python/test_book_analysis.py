@@ -662,7 +662,7 @@ VARIANTS = """# Scratch
 ```{ladder-resources} 11-double-buffering-rows
 ```
 
-```{ladder-resources} 12-final-by-size
+```{ladder-resources} 12-final-unpadded
 :kernel: false, true>
 ```
 """
@@ -681,8 +681,9 @@ def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphin
     # Chapter 11's dynamic shared memory and chapter 12's, as --describe gives them.
     assert "0 B + 24.2 KiB dynamic" in text
     assert "bin/11-double-buffering --describe (variant rows)" in text
-    # One general path: Chosen's, not Small's too.
-    assert text.count("computed, sm_90 256") == 1 and "0 B + 48.2 KiB dynamic" in text
+    # One general path: the unpadded variant's (rows of BM floats: 48 KiB of
+    # As and Bs), not the padded or the swizzled layout's too.
+    assert text.count("computed, sm_90 256") == 1 and "0 B + 48 KiB dynamic" in text
 
 
 def test_describe_finds_the_variant_of_a_result(binaries):

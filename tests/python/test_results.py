@@ -69,13 +69,13 @@ def test_declared_binaries_read_both_ways_of_naming_variants(tmp_path):
                  "ladder_add_chapter(ch02 SOURCE kernel.cu VARIANTS swizzled rows\n"
                  "  SIZES 64x128x16 128)\n"),
         "03-c": ("ladder_add_chapter(ch03 SOURCE kernel.cu SIZES 1 2)\n"
-                 "ladder_add_chapter(ch03_by_size SOURCE by_size.cu VARIANT by-size SIZES 1)\n"),
+                 "ladder_add_chapter(ch03_stream_k SOURCE stream_k.cu VARIANT stream-k SIZES 1)\n"),
     }
     for folder, text in listings.items():
         (tmp_path / "chapters" / folder).mkdir(parents=True)
         (tmp_path / "chapters" / folder / "CMakeLists.txt").write_text(text)
     assert rc.declared_binaries(tmp_path) == [
-        "01-a", "02-b", "02-b-rows", "02-b-swizzled", "03-c", "03-c-by-size"]
+        "01-a", "02-b", "02-b-rows", "02-b-swizzled", "03-c", "03-c-stream-k"]
 
 
 def test_the_declared_binaries_are_what_measure_measures(build_dir):
@@ -261,9 +261,9 @@ def test_a_run_with_an_incorrect_size_is_refused(good_run):
 
 
 def test_a_run_with_a_missing_result_is_refused(good_run):
-    del good_run["chapters"]["12-final-by-size"]
+    del good_run["chapters"]["12-final-swizzled"]
     assert measure.refusal(**good_run) == [
-        "12-final-by-size: no result (chapters/12-final-by-size.json)"]
+        "12-final-swizzled: no result (chapters/12-final-swizzled.json)"]
 
 
 def test_a_run_with_an_unclean_sanitizer_is_refused(good_run):
