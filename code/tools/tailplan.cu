@@ -85,9 +85,10 @@ ch13::Plan plan_of(const std::string& name, const Size& z, const Gpu& g) {
   fail("no variant '" + name + "' (default, tiles, split-k, stream-k; or big-tiles)");
 }
 
-/// The blocks a schedule launches: tiles x slices, or stream-K's blocks.
+/// The blocks a schedule launches: tiles x slices, or stream-K's
+/// data-parallel tiles and sharing blocks (as ch13::launch_path()).
 long long grid_blocks(const ch13::Schedule& s) {
-  return s.stream_k ? s.blocks : 1ll * s.tiles_m * s.tiles_n * s.slices;
+  return s.stream_k ? 1ll * s.dp_tiles + s.blocks : 1ll * s.tiles_m * s.tiles_n * s.slices;
 }
 
 /// "tiles", "split-k" or "stream-k": the scheme of a schedule.
@@ -118,7 +119,11 @@ ladder::Json plan_json(const ch13::Plan& p) {
   out.set("slices", s.stream_k ? 1 : s.slices);
   out.set("steps_per_slice", s.stream_k ? s.steps : s.steps_per_slice);
   out.set("blocks", static_cast<double>(grid_blocks(s)));
+  out.set("dp_tiles", s.stream_k ? s.dp_tiles : 0);
+  out.set("sharing_blocks", s.stream_k ? s.blocks : 0);
   out.set("cost", static_cast<double>(p.cost));
+  // What ch13::plan() compares: Small's count times kSmallSlowdown.
+  out.set("weighted_cost", p.small ? ch13::kSmallSlowdown * p.cost : static_cast<double>(p.cost));
   return out;
 }
 
@@ -167,7 +172,9 @@ ladder::Json segment_json(const ch13::Segment& seg) {
 }
 
 /// Block `block`'s segments in the order the kernel (sgemm_segments) runs
-/// them: split-K's one segment, or stream-K's from the end of its share down.
+/// them: split-K's one segment, or stream-K's: a whole tile for each of the
+/// first dp_tiles blocks, then each sharing block's from the end of its share
+/// down.
 ladder::Json block_segments(const ch13::Schedule& s, long long block) {
   ladder::Json segments = ladder::Json::array();
   if (!s.stream_k) {
@@ -176,7 +183,11 @@ ladder::Json block_segments(const ch13::Schedule& s, long long block) {
                                                      static_cast<int>(block / tiles))));
     return segments;
   }
-  const int b = static_cast<int>(block);
+  if (block < s.dp_tiles) {
+    segments.push(segment_json({static_cast<int>(block), 0, s.steps, 0, 1, 0}));
+    return segments;
+  }
+  const int b = static_cast<int>(block - s.dp_tiles);
   const long long begin = ch13::stream_k_begin(s, b);
   for (long long end = ch13::stream_k_begin(s, b + 1); end > begin;) {
     const ch13::Segment seg = ch13::stream_k_segment(s, b, begin, end);

@@ -1092,7 +1092,10 @@ def test_tailplan_plans_follow_the_sizes_and_the_variants_rules():
             assert plan["steps"] == -(-entry["K"] // t["BK"]), (where, name)
             slots = report["sms"] * t["blocks_per_sm"]
             if plan["scheme"] == "stream-k":
-                assert plan["blocks"] == min(slots, plan["tiles"] * plan["steps"])
+                shared = plan["tiles"] - plan["dp_tiles"]
+                assert plan["dp_tiles"] % slots == 0, (where, name)
+                assert plan["sharing_blocks"] == min(slots, shared * plan["steps"]), (where, name)
+                assert plan["blocks"] == plan["dp_tiles"] + plan["sharing_blocks"]
             else:
                 assert plan["blocks"] == plan["tiles"] * plan["slices"], (where, name)
                 assert (plan["slices"] > 1) == (plan["scheme"] == "split-k")
@@ -1101,9 +1104,11 @@ def test_tailplan_plans_follow_the_sizes_and_the_variants_rules():
         assert v["split-k"]["scheme"] != "stream-k", where
         assert v["stream-k"]["scheme"] == "stream-k", where
         assert entry["big_tiles"]["tiling"] == "big" and entry["big_tiles"]["scheme"] == "tiles"
-        # More schemes to pick from never make the pick's count worse.
-        assert v["default"]["cost"] <= v["split-k"]["cost"] <= v["tiles"]["cost"], where
-        assert v["tiles"]["cost"] <= entry["big_tiles"]["cost"], where
+        # More schemes to pick from never make the pick's count worse (the
+        # count as plan() compares it: Small's weighted by its slowdown).
+        cost = {name: plan["weighted_cost"] for name, plan in v.items()}
+        assert cost["default"] <= cost["split-k"] <= cost["tiles"], where
+        assert cost["tiles"] <= entry["big_tiles"]["weighted_cost"], where
 
 
 @pytest.mark.parametrize("size", ["3072", "1024", "512x512x16384", "4097x4097x4097", "1280",
@@ -1200,8 +1205,14 @@ def test_the_tail_figure_shows_plain_tiles_idle_tail_and_stream_ks_even_shares()
     # 288 Big tiles on 132 SMs: two full rounds and 24 blocks in the third.
     assert big.rounds() == [132, 132, 24]
     assert tail.schedule_words(big) == "288 blocks in 3 rounds of 132, the last 24"
-    lengths = {e - s for e, s in zip(stream.block_ends(), stream.block_starts())}
-    assert max(lengths) - min(lengths) <= 1
+    # Stream-K at 3072: the first round's 132 tiles a block each, the other
+    # 156 tiles' steps shared by 132 blocks, every share the same give or take one.
+    dp = stream.plan["dp_tiles"]
+    assert dp == 132
+    lengths = [e - s for e, s in zip(stream.block_ends(), stream.block_starts())]
+    assert set(lengths[:dp]) == {stream.plan["steps"]}
+    shares = lengths[dp:]
+    assert len(shares) == 132 and max(shares) - min(shares) <= 1
     # Both panels on one time scale: the count's time of their last step.
     axes = [panel_of(found_figure, f"tail-panel-{i}")
             for found_figure in [tail.tail_rounds_figure(found, "light")] for i in (0, 1)]
