@@ -179,7 +179,7 @@ struct Tiling {
 /// (results/h200/sweep-12-final.json), written here by
 /// `python3 code/sweep.py 12-final --commit-winner`. Run that on your own
 /// GPU and its winner replaces this line.
-using Chosen = Tiling<128, 256, 16, 32, 128, 4, 8, 4, 256, 1, 8>;
+using Chosen = Tiling<128, 256, 16, 32, 128, 4, 8, 4, 256, 1, 1>;
 // [end]
 
 /// Tiling `T` with its A tile laid out as `layout`.

@@ -4,7 +4,9 @@
 // block) and stream-K (every block an equal share of all the tiles' K-steps).
 // The blocks that share a tile add into C one after another, in K's order.
 //
-// Build this chapter alone, from its folder (it includes chapter 12's header):
+// It includes chapter 12's header (../12-final/kernel.cuh).
+//
+// Build this chapter alone, from its folder:
 //   nvcc -O3 -std=c++17 -arch=native -I../../code/include kernel.cu -lcublas -o tail
 // Run it:
 //   ./tail --sizes 1024 2560 4096 1000x1000x1000 512x512x16384

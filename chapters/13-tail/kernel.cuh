@@ -117,8 +117,11 @@ __host__ __device__ inline int stream_k_owner(const Schedule& s, long long i) {
 
 /// Stream-K: the segment of block `block` that ends at iteration `end`
 /// (exclusive), inside the block's range, which starts at `begin`. A block
-/// walks its range from its end down, so its first segment is the head
-/// (step 0 on) of the tile it ends in, whose turn is 0 and comes at once.
+/// walks its range from its end down: first the head (step 0 on) of the tile
+/// it ends in, turn 0, which waits for nothing; then any whole tiles; last
+/// the tail of the tile it starts in, whose earlier turns belong to lower
+/// blocks. Only a range that lies inside one tile, past its head, starts
+/// with a wait, for the block before it.
 __host__ __device__ inline Segment stream_k_segment(const Schedule& s, int block, long long begin,
                                                     long long end) {
   const int shared_tile = static_cast<int>((end - 1) / s.steps);
@@ -126,9 +129,14 @@ __host__ __device__ inline Segment stream_k_segment(const Schedule& s, int block
   const long long first = begin > tile_begin ? begin : tile_begin;
   const int first_block = stream_k_owner(s, tile_begin);
   const int last_block = stream_k_owner(s, tile_begin + s.steps - 1);
-  return {s.dp_tiles + shared_tile,           static_cast<int>(first - tile_begin),
-          static_cast<int>(end - tile_begin), block - first_block,
-          last_block - first_block + 1,       shared_tile};
+  Segment seg;
+  seg.tile = s.dp_tiles + shared_tile;
+  seg.first_step = static_cast<int>(first - tile_begin);
+  seg.end_step = static_cast<int>(end - tile_begin);
+  seg.turn = block - first_block;
+  seg.turns = last_block - first_block + 1;
+  seg.counter = shared_tile;
+  return seg;
 }
 // [end]
 
