@@ -396,7 +396,7 @@ def book_python() -> str:
 
 
 def build(book_python, tmp_path, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return fixture_site.build_book(book_python, tmp_path, results, *extra, timeout=240)
+    return fixture_site.build_book(book_python, tmp_path, results, *extra, timeout=600)
 
 
 def html(tmp_path, page: str) -> str:
