@@ -8,11 +8,9 @@ access (``bankmap --list``) or a strided one as JSON. This module runs it
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError, cached, stamp
+from ladder_tools.binaries import AnalysisError, tool_json
 
 
 def run_bankmap(tool: Path, name: str | None = None, stride: int | None = None,
@@ -22,16 +20,10 @@ def run_bankmap(tool: Path, name: str | None = None, stride: int | None = None,
         raise AnalysisError("give an access name or a stride, not both and not neither")
     arguments = [name] if name else ["--stride", str(stride), "--width", str(width)]
 
-    def compute():
-        done = subprocess.run([str(tool), *arguments, "--json"], capture_output=True,
-                              text=True, check=False)
-        if done.returncode != 0:
-            raise AnalysisError(done.stderr.strip() or f"{tool} exited {done.returncode}")
-        reports = json.loads(done.stdout)
-        if len(reports) != 1:
-            raise AnalysisError(f"bankmap returned {len(reports)} reports for {arguments}")
-        return reports[0]
-    return cached(("bankmap", *stamp(tool), *arguments), compute)
+    reports = tool_json(tool, arguments)
+    if len(reports) != 1:
+        raise AnalysisError(f"bankmap returned {len(reports)} reports for {arguments}")
+    return reports[0]
 
 
 def bank_span(bank: int, width_bytes: int) -> str:

@@ -66,6 +66,19 @@ def stamp(path: Path) -> tuple[str, int]:
     return (str(path.resolve()), path.stat().st_mtime_ns)
 
 
+def tool_json(tool: Path, arguments: list[str]):
+    """What one of the project's CPU tools (bankmap, warpmap, tailplan)
+    prints as JSON for ``arguments`` (``--json`` added), cached per call;
+    its error message as an AnalysisError when it fails."""
+    def compute():
+        done = subprocess.run([str(tool), *arguments, "--json"], capture_output=True, text=True,
+                              check=False)
+        if done.returncode != 0:
+            raise AnalysisError(done.stderr.strip() or f"{tool} exited {done.returncode}")
+        return json.loads(done.stdout)
+    return cached((tool.name, *stamp(tool), *arguments), compute)
+
+
 def cuobjdump(path: Path, option: str) -> str:
     """The text of ``cuobjdump <option>`` of a binary, cached."""
     def compute():

@@ -18,14 +18,12 @@ GPU, this module takes from what was measured and built:
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from ladder_tools import results
-from ladder_tools.binaries import AnalysisError, cached, find_variant, stamp
+from ladder_tools.binaries import AnalysisError, find_variant, tool_json
 from ladder_tools.formatting import DASH, format_percent
 from ladder_tools.resources import computed_occupancy, kernel_resources
 
@@ -145,13 +143,7 @@ def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU):
 
 
 def _run(tool: Path, arguments: list[str]) -> dict:
-    def compute():
-        done = subprocess.run([str(tool), *arguments, "--json"], capture_output=True, text=True,
-                              check=False)
-        if done.returncode != 0:
-            raise AnalysisError(done.stderr.strip() or f"{tool} exited {done.returncode}")
-        return json.loads(done.stdout)
-    return cached(("tailplan", *stamp(tool), *arguments), compute)
+    return tool_json(tool, arguments)
 
 
 def run_plans(tool: Path, gpu: TailGpu, sizes: list[tuple[int, int, int]]) -> dict:

@@ -9,11 +9,9 @@ each chapter's figure.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError, cached, stamp
+from ladder_tools.binaries import AnalysisError, tool_json
 
 #: The accesses one chapter's figure draws, in order: one warp-wide step.
 CHAPTER_ACCESSES = {
@@ -32,16 +30,10 @@ def run_warpmap(tool: Path, names: list[str] | tuple[str, ...], k: int = DEFAULT
     """The accesses ``names`` as ``warpmap --json`` reports them, cached per call."""
     arguments = [*names, "--K", str(k), "--N", str(n)]
 
-    def compute():
-        done = subprocess.run([str(tool), *arguments, "--json"], capture_output=True,
-                              text=True, check=False)
-        if done.returncode != 0:
-            raise AnalysisError(done.stderr.strip() or f"{tool} exited {done.returncode}")
-        reports = json.loads(done.stdout)
-        if len(reports) != len(names):
-            raise AnalysisError(f"warpmap returned {len(reports)} reports for {list(names)}")
-        return reports
-    return cached(("warpmap", *stamp(tool), *arguments), compute)
+    reports = tool_json(tool, arguments)
+    if len(reports) != len(names):
+        raise AnalysisError(f"warpmap returned {len(reports)} reports for {list(names)}")
+    return reports
 
 
 def chapter_accesses(tool: Path, slug: str, k: int = DEFAULT_K,
