@@ -54,6 +54,7 @@ CHECKS = {
     # The chapters' own kernels run on the CPU (tests/emulation).
     "emulation-ch04": (["emulation_test_ch04"], ["{build}/bin/emulation_test_ch04", "--gtest_brief=1"]),
     "emulation-ch12": (["emulation_test_ch12"], ["{build}/bin/emulation_test_ch12", "--gtest_brief=1"]),
+    "emulation-ch13": (["emulation_test_ch13"], ["{build}/bin/emulation_test_ch13", "--gtest_brief=1"]),
     "ch04-build": (["ch04_smem_tiling"], ["true"]),
     "ch12-build": (["ch12_final"], ["true"]),
 }
@@ -92,6 +93,19 @@ MUTATIONS = [
     Mutation("ch12-epilogue-wrong-element", "chapters/12-final/kernel.cuh",
              "c.y = alpha * result[1] + beta * c.y;", "c.y = alpha * result[2] + beta * c.y;",
              ["emulation-ch12"], "chapter 12's epilogue writes the wrong element of C"),
+    # Chapter 13: the turns of a shared tile, and stream-K's shares.
+    Mutation("ch13-later-turn-applies-beta", "chapters/13-tail/kernel.cuh",
+             "const float beta_here = seg.turn == 0 ? beta : 1.0f;",
+             "const float beta_here = beta;", ["emulation-ch13"],
+             "chapter 13's later turns scale C by beta again"),
+    Mutation("ch13-turn-not-passed-back", "chapters/13-tail/kernel.cuh",
+             "seg.turn + 1 == seg.turns ? 0 : seg.turn + 1",
+             "seg.turn + 1", ["emulation-ch13", "index"],
+             "chapter 13's last turn leaves its counter set for the next launch"),
+    Mutation("ch13-share-overlap", "chapters/13-tail/kernel.cuh",
+             "const long long first = begin > tile_begin ? begin : tile_begin;",
+             "const long long first = tile_begin;", ["index", "emulation-ch13"],
+             "chapter 13's stream-K segment starts at its tile's first step, not its share's"),
     Mutation("ch04-b-transposed", "chapters/04-smem-tiling/kernel.cuh",
              "Bs[b_store_index(tid)] = B[(tile_k + tile_row(tid)) * N + col];",
              "Bs[b_store_index(tid)] = B[col * K + tile_k + tile_row(tid)];",
