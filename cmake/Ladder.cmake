@@ -1,7 +1,7 @@
 # Build rules every chapter shares.
 
 # ladder_add_chapter(<target> SOURCE <file> [VARIANTS <name> ...]
-#                    [SIZES <list of sizes for the GPU test>])
+#                    [SIZES <list of sizes for the GPU test>] [MIN_ARCH <cc>])
 #
 # Builds one chapter's program into an executable, bin/<chapter folder>,
 # keeps its SASS readable for the analysis (-lineinfo costs no speed), and
@@ -19,8 +19,20 @@
 # cpu.<slug>.describe, checks that the binary's --describe lists exactly
 # these variants after its own, so that this list and the chapter's
 # description cannot drift apart.
+# MIN_ARCH (e.g. 80) skips the chapter, with a note, when the build targets
+# an older GPU architecture than the chapter's instructions need.
 function(ladder_add_chapter target)
-  cmake_parse_arguments(ARG "" "SOURCE" "VARIANTS;SIZES" ${ARGN})
+  cmake_parse_arguments(ARG "" "SOURCE;MIN_ARCH" "VARIANTS;SIZES" ${ARGN})
+  if(ARG_MIN_ARCH)
+    foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      string(REGEX MATCH "^[0-9]+" _number "${_arch}")
+      if(_number AND _number LESS ARG_MIN_ARCH)
+        message(STATUS "${target}: skipped, it needs sm_${ARG_MIN_ARCH} or newer "
+                       "and the build targets sm_${_arch}")
+        return()
+      endif()
+    endforeach()
+  endif()
   add_executable(${target} ${ARG_SOURCE})
   target_link_libraries(${target} PRIVATE ladder_harness)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)

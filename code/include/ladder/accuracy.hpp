@@ -22,6 +22,19 @@ inline double tolerance_for_k(int K) {
   return 32.0 * kFp32UnitRoundoff * std::sqrt(static_cast<double>(K) + 2.0);
 }
 
+/// The unit roundoff of TF32, the tensor cores' input format: 10 mantissa
+/// bits, so half the distance from 1 to the next value is 2^-11.
+constexpr double kTf32UnitRoundoff = 4.8828125e-4;  // 2^-11
+
+/// The largest error accepted for a product whose inputs are rounded to TF32.
+///
+/// Rounding each input moves each product by up to about 2 * 2^-11 of itself.
+/// With random signs those errors add up like the products themselves do,
+/// so relative to the result they do not grow with K: they stay near the
+/// unit roundoff of TF32. The factor 16 leaves room for the tails, as
+/// tolerance_for_k()'s 32 does, and the FP32 accumulation adds its own.
+inline double tf32_tolerance_for_k(int K) { return 16.0 * kTf32UnitRoundoff + tolerance_for_k(K); }
+
 /// The verdict of one comparison.
 struct Accuracy {
   double max_rel_err = 0;            ///< max over elements of |out - ref| / max(|ref|, rms(ref))
@@ -53,10 +66,10 @@ inline bool same_special(double a, double b) {
 /// output that happens to be near zero (a sum of K terms can cancel) would
 /// otherwise turn a tiny absolute error into a huge relative one.
 template <typename Out, typename Ref>
-Accuracy compare(const Out* out, const Ref* ref, std::size_t n, int K,
-                 NonFinite non_finite = NonFinite::Forbidden) {
+Accuracy compare_within(const Out* out, const Ref* ref, std::size_t n, double tolerance,
+                        NonFinite non_finite = NonFinite::Forbidden) {
   Accuracy a;
-  a.tolerance = tolerance_for_k(K);
+  a.tolerance = tolerance;
   double ref_sq = 0;
   std::size_t finite_refs = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -85,6 +98,13 @@ Accuracy compare(const Out* out, const Ref* ref, std::size_t n, int K,
   a.rel_norm_err = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : (diff_sq > 0 ? INFINITY : 0.0);
   a.correct = a.bad_values == 0 && a.max_rel_err <= a.tolerance && a.rel_norm_err <= a.tolerance;
   return a;
+}
+
+/// compare_within() with the tolerance of an FP32 product with inner dimension K.
+template <typename Out, typename Ref>
+Accuracy compare(const Out* out, const Ref* ref, std::size_t n, int K,
+                 NonFinite non_finite = NonFinite::Forbidden) {
+  return compare_within(out, ref, n, tolerance_for_k(K), non_finite);
 }
 
 }  // namespace ladder

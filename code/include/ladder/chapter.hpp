@@ -57,6 +57,12 @@ struct Constant {
   long long value;
 };
 
+/// What a variant's arithmetic promises, and so how close to an exact (FP64)
+/// product its result must come: FP32 throughout (Part I, and 3xTF32), or
+/// products of inputs rounded to TF32, 10 mantissa bits, as the tensor cores
+/// take them (see accuracy.hpp).
+enum class Arithmetic { kFp32, kTf32 };
+
 /// The name of a chapter's own variant, the first of its list.
 constexpr const char* kDefaultVariant = "default";
 
@@ -68,6 +74,7 @@ struct Variant {
   AcceptsFn accepts;
   KernelInfo kernel;                ///< optional: the main kernel, for the resource report
   std::vector<Constant> constants;  ///< the tiling's parameters and derived constants
+  Arithmetic arithmetic = Arithmetic::kFp32;  ///< the accuracy it promises
 };
 
 /// Everything the runner needs to know about one chapter.
@@ -76,6 +83,11 @@ struct Chapter {
   std::string title;              ///< a short human title, e.g. "Naive"
   std::string header;             ///< the kernel header's path: `__FILE__` in kernel.cuh
   std::vector<Variant> variants;  ///< the chapter's own first, then the others
+  /// Part II: also time cuBLAS on the TF32 tensor cores, and measure the
+  /// error of the kernel, of cuBLAS and of cuBLAS on TF32 against an FP64
+  /// product at every size, for uniform inputs and for inputs whose
+  /// exponents span a wide range.
+  bool tensor_cores = false;
 };
 
 /// The name that variant number `index` of `chapter` gives its results: the
@@ -98,6 +110,6 @@ bool allow_dynamic_smem(Kernel* kernel, int bytes) {
 }
 
 /// Ceiling division for positive integers, for grid sizes.
-constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 }  // namespace ladder

@@ -310,6 +310,7 @@ inline Json variant_json(const Chapter& chapter, size_t index, bool use_gpu) {
   return j.set("name", v.name)
       .set("slug", result_slug(chapter, index))
       .set("title", v.title)
+      .set("arithmetic", v.arithmetic == Arithmetic::kTf32 ? "tf32" : "fp32")
       .set("constants", constants_json(v.constants))
       .set("kernel", kernel_json(v.kernel, use_gpu))
       .set("accepts", accepts_json(v.accepts));
@@ -332,6 +333,7 @@ inline Json describe_json(const Chapter& chapter, const std::string& program_fil
       .set("chapter", chapter.slug)
       .set("title", chapter.title)
       .set("sources", sources)
+      .set("tensor_cores", chapter.tensor_cores)
       .set("variants", variants);
 }
 

@@ -36,31 +36,55 @@ __global__ void fill_uniform(float* x, size_t n, uint32_t seed) {
     x[i] = static_cast<float>(bits >> 8) * (2.0f / 16777216.0f) - 1.0f;
   }
 }
+
+/// Fills x[0..n) with values uniform in [-1, 1) times 2^e, where e is an
+/// integer uniform in [-16, 16]: magnitudes spread over 33 binades, so that
+/// products and sums mix large and small terms.
+__global__ void fill_wide_range(float* x, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const uint32_t bits = hash32((uint64_t(seed) << 32) ^ i);
+    const uint32_t exponent_bits = hash32((uint64_t(~seed) << 32) ^ i);
+    const int e = static_cast<int>(exponent_bits % 33u) - 16;
+    x[i] = ldexpf(static_cast<float>(bits >> 8) * (2.0f / 16777216.0f) - 1.0f, e);
+  }
+}
 // [end]
 
-/// A device buffer of floats that frees itself.
-class DeviceBuffer {
+/// A device array of n values of type V that frees itself.
+template <class V>
+class DeviceArray {
  public:
-  explicit DeviceBuffer(size_t n) : n_(n) { CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(float))); }
-  ~DeviceBuffer() { CUDA_CHECK(cudaFree(ptr_)); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  float* get() const { return ptr_; }
+  explicit DeviceArray(size_t n) : n_(n) { CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(V))); }
+  ~DeviceArray() { CUDA_CHECK(cudaFree(ptr_)); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  V* get() const { return ptr_; }
   size_t size() const { return n_; }
-  std::vector<float> to_host() const {
-    std::vector<float> h(n_);
-    CUDA_CHECK(cudaMemcpy(h.data(), ptr_, n_ * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<V> to_host() const {
+    std::vector<V> h(n_);
+    CUDA_CHECK(cudaMemcpy(h.data(), ptr_, n_ * sizeof(V), cudaMemcpyDeviceToHost));
     return h;
   }
 
  private:
-  float* ptr_ = nullptr;
+  V* ptr_ = nullptr;
   size_t n_ = 0;
 };
+
+/// The buffers every program's matrices live in.
+using DeviceBuffer = DeviceArray<float>;
 
 /// Fills `b` with values uniform in [-1, 1), a different set for each seed.
 inline void fill(const DeviceBuffer& b, uint32_t seed, cudaStream_t stream) {
   fill_uniform<<<1024, 256, 0, stream>>>(b.get(), b.size(), seed);
+  CUDA_CHECK_LAUNCH();
+}
+
+/// Fills `b` with values uniform in [-1, 1) scaled by powers of two from
+/// 2^-16 to 2^16 (fill_wide_range()), a different set for each seed.
+inline void fill_wide(const DeviceBuffer& b, uint32_t seed, cudaStream_t stream) {
+  fill_wide_range<<<1024, 256, 0, stream>>>(b.get(), b.size(), seed);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -58,6 +58,44 @@ inline void cublas_gemm(cublasHandle_t handle, const Gemm& g) {
                             CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
+/// cuBLAS on the tensor cores with TF32 inputs (CUBLAS_COMPUTE_32F_FAST_TF32):
+/// what Part II's kernels are timed against besides plain FP32.
+inline void cublas_gemm_tf32(cublasHandle_t handle, const Gemm& g) {
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, g.N, g.M, g.K, &g.alpha, g.B,
+                            CUDA_R_32F, g.N, g.A, CUDA_R_32F, g.K, &g.beta, g.C, CUDA_R_32F, g.N,
+                            CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+}
+
+/// y[i] = x[i] in FP64, for the FP64 reference on the GPU.
+__global__ void widen(const float* x, double* y, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    y[i] = x[i];
+  }
+}
+
+/// alpha * A * B + beta * C0 in FP64 on the GPU (cublasDgemm on FP64 copies
+/// of the FP32 inputs), at any size: what Part II measures every method's
+/// error against. With beta == 0, C0 is not read (it holds NaN).
+inline std::vector<double> gpu_gemm_fp64(cublasHandle_t handle, const Size& s, float alpha,
+                                         const DeviceBuffer& A, const DeviceBuffer& B, float beta,
+                                         const DeviceBuffer& C0, cudaStream_t stream) {
+  DeviceArray<double> A64(A.size()), B64(B.size()), C64(C0.size());
+  widen<<<1024, 256, 0, stream>>>(A.get(), A64.get(), A.size());
+  widen<<<1024, 256, 0, stream>>>(B.get(), B64.get(), B.size());
+  if (beta == 0.0f) {
+    CUDA_CHECK(cudaMemsetAsync(C64.get(), 0, C64.size() * sizeof(double), stream));
+  } else {
+    widen<<<1024, 256, 0, stream>>>(C0.get(), C64.get(), C0.size());
+  }
+  CUDA_CHECK_LAUNCH();
+  const double a = alpha, b = beta;
+  CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, s.N, s.M, s.K, &a, B64.get(), s.N,
+                           A64.get(), s.K, &b, C64.get(), s.N));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return C64.to_host();
+}
+
 /// alpha * A * B + beta * C0 in FP64 on the CPU, for small sizes. With
 /// beta == 0, C0 is not read (it holds NaN).
 inline std::vector<double> cpu_gemm_fp64(const Size& s, float alpha, const std::vector<float>& A,
@@ -93,7 +131,25 @@ struct SizeResult {
   std::string timing_skipped;
   Summary kernel_ms;
   Summary cublas_ms;
+  // Part II (Chapter::tensor_cores) only:
+  Summary cublas_tf32_ms;  ///< cuBLAS on TF32, timed beside the other two
+  /// Errors against the FP64 product on the GPU, for uniform inputs ([0])
+  /// and wide-range inputs ([1]): the kernel's, cuBLAS's, cuBLAS on TF32's.
+  struct Fp64Errors {
+    Accuracy kernel, cublas, cublas_tf32;
+  };
+  std::vector<Fp64Errors> fp64_errors;
 };
+
+/// The input distributions Part II measures errors for, in the order of
+/// SizeResult::fp64_errors.
+inline const char* const kDistributions[] = {"uniform", "wide"};
+
+/// The error a variant may have against an exact product with inner
+/// dimension K: FP32's, or TF32's (accuracy.hpp).
+inline double tolerance_of(const Variant& v, int K) {
+  return v.arithmetic == Arithmetic::kTf32 ? tf32_tolerance_for_k(K) : tolerance_for_k(K);
+}
 
 inline Json accuracy_json(const Accuracy& a) {
   Json j = Json::object();
@@ -107,8 +163,8 @@ inline Json accuracy_json(const Accuracy& a) {
 
 /// Checks the variant at one size `checks` times, each with fresh inputs,
 /// then (unless check_only) warms up and times it against cuBLAS.
-inline SizeResult run_size(const Variant& variant, const Options& o, int size_index,
-                           cublasHandle_t handle, cudaStream_t stream) {
+inline SizeResult run_size(const Chapter& chapter, const Variant& variant, const Options& o,
+                           int size_index, cublasHandle_t handle, cudaStream_t stream) {
   SizeResult r;
   const Size s = o.sizes[size_index];
   r.size = s;
@@ -145,15 +201,56 @@ inline SizeResult run_size(const Variant& variant, const Options& o, int size_in
     const std::vector<float> out = C.to_host(), ref = Cref.to_host();
     const NonFinite non_finite =
         o.special_values ? NonFinite::MatchReference : NonFinite::Forbidden;
-    r.accuracy = compare(out.data(), ref.data(), out.size(), s.K, non_finite);
+    const double tolerance = tolerance_of(variant, s.K);
+    r.accuracy = compare_within(out.data(), ref.data(), out.size(), tolerance, non_finite);
     r.correct = r.correct && r.accuracy.correct;
     if (double(s.M) * s.N * s.K <= kCpuCheckMaxFma) {
       const std::vector<double> exact =
           cpu_gemm_fp64(s, o.alpha, A.to_host(), B.to_host(), o.beta, C0.to_host());
       r.fp64_checked = true;
-      r.kernel_fp64 = compare(out.data(), exact.data(), out.size(), s.K, non_finite);
+      r.kernel_fp64 = compare_within(out.data(), exact.data(), out.size(), tolerance, non_finite);
       r.cublas_fp64 = compare(ref.data(), exact.data(), ref.size(), s.K, non_finite);
       r.correct = r.correct && r.kernel_fp64.correct && r.cublas_fp64.correct;
+    }
+  }
+  // [end]
+
+  // [fp64-errors]
+  if (chapter.tensor_cores && !o.special_values) {
+    // Each method's error against the FP64 product, for both input
+    // distributions; the kernel must stay within its arithmetic's tolerance.
+    for (int d = 0; d < 2; ++d) {
+      const uint32_t seed_a = check_seed(o.seed, size_index, 2 + d, 0);
+      const uint32_t seed_b = check_seed(o.seed, size_index, 2 + d, 1);
+      if (d == 0) {
+        fill(A, seed_a, stream);
+        fill(B, seed_b, stream);
+      } else {
+        fill_wide(A, seed_a, stream);
+        fill_wide(B, seed_b, stream);
+      }
+      if (o.beta == 0.0f) {
+        poison(C0, stream);
+      } else {
+        fill(C0, check_seed(o.seed, size_index, 2 + d, 2), stream);
+      }
+      const std::vector<double> exact = gpu_gemm_fp64(handle, s, o.alpha, A, B, o.beta, C0, stream);
+      const auto error_of = [&](auto method, const DeviceBuffer& out, double tolerance) {
+        CUDA_CHECK(cudaMemcpyAsync(out.get(), C0.get(), C0.size() * sizeof(float),
+                                   cudaMemcpyDeviceToDevice, stream));
+        method();
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        const std::vector<float> result = out.to_host();
+        return compare_within(result.data(), exact.data(), result.size(), tolerance);
+      };
+      SizeResult::Fp64Errors e;
+      e.kernel =
+          error_of([&] { variant.launch(kernel_gemm, stream); }, C, tolerance_of(variant, s.K));
+      e.cublas = error_of([&] { cublas_gemm(handle, cublas_args); }, Cref, tolerance_for_k(s.K));
+      e.cublas_tf32 =
+          error_of([&] { cublas_gemm_tf32(handle, cublas_args); }, Cref, tf32_tolerance_for_k(s.K));
+      r.fp64_errors.push_back(e);
+      r.correct = r.correct && e.kernel.correct;
     }
   }
   // [end]
@@ -169,22 +266,29 @@ inline SizeResult run_size(const Variant& variant, const Options& o, int size_in
     } else {
       auto kernel = [&] { variant.launch(kernel_gemm, stream); };
       auto reference = [&] { cublas_gemm(handle, cublas_args); };
-      // Warm up both until at least warmup_ms has passed: clocks ramp, caches
+      auto reference_tf32 = [&] { cublas_gemm_tf32(handle, cublas_args); };
+      const bool tf32 = chapter.tensor_cores;
+      // Warm up all until at least warmup_ms has passed: clocks ramp, caches
       // and cuBLAS's heuristics settle, and module loading is out of the way.
       double warm_ms = 0;
       while (warm_ms < o.warmup_ms) {
         warm_ms += time_launches(kernel, 1, stream, start, stop);
         warm_ms += time_launches(reference, 1, stream, start, stop);
+        if (tf32) warm_ms += time_launches(reference_tf32, 1, stream, start, stop);
       }
-      // Interleave: trial t times the kernel, then cuBLAS, so both see the
-      // same clocks and temperature and their ratio comes from one run.
-      std::vector<double> kernel_ms, cublas_ms;
+      // Interleave: trial t times the kernel, then cuBLAS (and, in Part II,
+      // cuBLAS on TF32), so all see the same clocks and temperature and their
+      // ratio comes from one run.
+      std::vector<double> kernel_ms, cublas_ms, cublas_tf32_ms;
       for (int t = 0; t < o.trials; ++t) {
         kernel_ms.push_back(time_launches(kernel, o.reps, stream, start, stop));
         cublas_ms.push_back(time_launches(reference, o.reps, stream, start, stop));
+        if (tf32)
+          cublas_tf32_ms.push_back(time_launches(reference_tf32, o.reps, stream, start, stop));
       }
       r.kernel_ms = summarize(kernel_ms);
       r.cublas_ms = summarize(cublas_ms);
+      if (tf32) r.cublas_tf32_ms = summarize(cublas_tf32_ms);
       r.timed = true;
     }
     // [end]
@@ -204,6 +308,11 @@ inline Json size_json(const SizeResult& r) {
         .set("cublas_time_ms", summary_json(r.cublas_ms))
         .set("cublas_gflops", gflops(s.M, s.N, s.K, r.cublas_ms.median))
         .set("pct_cublas", 100.0 * r.cublas_ms.median / r.kernel_ms.median);
+    if (!r.fp64_errors.empty() || r.cublas_tf32_ms.median > 0) {
+      j.set("cublas_tf32_time_ms", summary_json(r.cublas_tf32_ms))
+          .set("cublas_tf32_gflops", gflops(s.M, s.N, s.K, r.cublas_tf32_ms.median))
+          .set("pct_cublas_tf32", 100.0 * r.cublas_tf32_ms.median / r.kernel_ms.median);
+    }
   } else if (!r.timing_skipped.empty()) {
     j.set("timing_skipped", r.timing_skipped);
   }
@@ -214,6 +323,17 @@ inline Json size_json(const SizeResult& r) {
     j.set("fp64_check", Json::object()
                             .set("kernel", accuracy_json(r.kernel_fp64))
                             .set("cublas", accuracy_json(r.cublas_fp64)));
+  }
+  if (!r.fp64_errors.empty()) {
+    Json errors = Json::object();
+    for (size_t d = 0; d < r.fp64_errors.size(); ++d) {
+      const SizeResult::Fp64Errors& e = r.fp64_errors[d];
+      errors.set(kDistributions[d], Json::object()
+                                        .set("kernel", accuracy_json(e.kernel))
+                                        .set("cublas", accuracy_json(e.cublas))
+                                        .set("cublas_tf32", accuracy_json(e.cublas_tf32)));
+    }
+    j.set("fp64_error", errors);
   }
   j.set("correct", r.correct);
   return j;
@@ -259,6 +379,18 @@ inline void print_row(const SizeResult& r) {
               rate, ref, pct, r.accuracy.max_rel_err, r.accuracy.rel_norm_err,
               r.correct ? "correct" : "INCORRECT");
   if (!r.timing_skipped.empty()) std::printf("  (timing skipped: %s)\n", r.timing_skipped.c_str());
+  if (r.timed && r.cublas_tf32_ms.median > 0) {
+    std::printf("  cuBLAS on TF32: %.1f GFLOP/s (the kernel: %.1f%% of it)\n",
+                gflops(r.size.M, r.size.N, r.size.K, r.cublas_tf32_ms.median),
+                100.0 * r.cublas_tf32_ms.median / r.kernel_ms.median);
+  }
+  for (size_t d = 0; d < r.fp64_errors.size(); ++d) {
+    const SizeResult::Fp64Errors& e = r.fp64_errors[d];
+    std::printf(
+        "  rel norm error vs FP64, %s inputs: kernel %.2e, cuBLAS %.2e, cuBLAS TF32 %.2e%s\n",
+        kDistributions[d], e.kernel.rel_norm_err, e.cublas.rel_norm_err, e.cublas_tf32.rel_norm_err,
+        e.kernel.correct ? "" : "  (kernel over its tolerance)");
+  }
   std::fflush(stdout);
 }
 
@@ -325,8 +457,11 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv,
   std::vector<MemoryNeed> needs;
   for (const Size& s : o.sizes) {
     // A, B, and three M x N buffers: C's input, the kernel's output, cuBLAS's.
-    needs.push_back(
-        {to_string(s), 4.0 * (double(s.M) * s.K + double(s.K) * s.N + 3.0 * s.M * s.N)});
+    // Part II adds FP64 copies of A, B and C for the exact product.
+    const double floats = double(s.M) * s.K + double(s.K) * s.N + 3.0 * s.M * s.N;
+    const double doubles =
+        chapter.tensor_cores ? double(s.M) * s.K + double(s.K) * s.N + double(s.M) * s.N : 0.0;
+    needs.push_back({to_string(s), 4.0 * floats + 8.0 * doubles});
   }
   if (const int refused = open_device(slug, o.device, needs)) return refused;
   // [end]
@@ -369,7 +504,7 @@ inline int run_chapter(const Chapter& chapter, int argc, char** argv,
   bool all_correct = true;
   Json sizes = Json::array();
   for (int i = 0; i < static_cast<int>(o.sizes.size()); ++i) {
-    const detail::SizeResult r = detail::run_size(variant, o, i, handle, stream);
+    const detail::SizeResult r = detail::run_size(chapter, variant, o, i, handle, stream);
     detail::print_row(r);
     sizes.push(detail::size_json(r));
     all_correct = all_correct && r.correct;
