@@ -38,7 +38,7 @@ REL_TOL = 4 * ROUNDING
 _ADD_CHAPTER = re.compile(r"\bladder_add_chapter\s*\(([^)]*)\)")
 
 
-_KEYWORDS = {"SOURCE", "SIZES", "VARIANT", "VARIANTS"}
+_KEYWORDS = {"SOURCE", "SIZES", "VARIANT", "VARIANTS", "MIN_ARCH"}
 
 
 def declared_binaries(root: Path) -> list[str]:
@@ -113,7 +113,8 @@ def _differs(recorded, recomputed: float, rel_tol: float) -> bool:
 
 def identity_errors(chapters: dict, rel_tol: float = REL_TOL) -> list[str]:
     """gflops = 2*M*N*K / median time / 1e9 (the same for cuBLAS), and
-    pct_cublas = 100 * cuBLAS's median / the median, within rel_tol. A size
+    pct_cublas = 100 * cuBLAS's median / the median, within rel_tol (and in
+    Part II the same for cuBLAS on TF32). A size
     whose timing was skipped (timing_skipped) has none of these to check."""
     problems = []
     for name, result in chapters.items():
@@ -127,6 +128,10 @@ def identity_errors(chapters: dict, rel_tol: float = REL_TOL) -> list[str]:
                 expected = {"gflops": flops / (median * 1e-3) / 1e9,
                             "cublas_gflops": flops / (cublas * 1e-3) / 1e9,
                             "pct_cublas": 100.0 * cublas / median}
+                if "cublas_tf32_time_ms" in s:  # Part II: cuBLAS on TF32 too
+                    tf32 = s["cublas_tf32_time_ms"]["median"]
+                    expected["cublas_tf32_gflops"] = flops / (tf32 * 1e-3) / 1e9
+                    expected["pct_cublas_tf32"] = 100.0 * tf32 / median
             except (KeyError, TypeError, ZeroDivisionError) as error:
                 problems.append(f"{name}: {_size(s)} has no usable times ({error!r})")
                 continue

@@ -33,6 +33,18 @@ CHAPTER_KEYS = {
     "max_rel_err": lambda e: format_error(e["max_rel_err"]),
     "rel_norm_err": lambda e: format_error(e["rel_norm_err"]),
     "correct": lambda e: "correct" if e["correct"] else "incorrect",
+    # Part II: cuBLAS on TF32, timed beside the kernel.
+    "cublas_tf32_gflops": lambda e: f"{format_gflops(e['cublas_tf32_gflops'])} GFLOP/s",
+    "pct_cublas_tf32": lambda e: format_percent(e["pct_cublas_tf32"]),
+}
+
+#: Part II: the relative-norm error against the FP64 product of one method
+#: ("kernel", "cublas", "cublas_tf32") for one input distribution
+#: ("uniform", "wide"), as the key fp64_<method>_<distribution>.
+FP64_ERROR_KEYS = {
+    f"fp64_{method}_{distribution}": (
+        lambda e, m=method, d=distribution: format_error(e["fp64_error"][d][m]["rel_norm_err"]))
+    for method in ("kernel", "cublas", "cublas_tf32") for distribution in ("uniform", "wide")
 }
 
 #: Values of one chapter at one size read against the GPU's measured FMA
@@ -127,8 +139,8 @@ def parse_value_request(text: str) -> ValueRequest:
             "or '[gpu/]cublas:size'"
         )
     slug, size, key = parts
-    if key not in CHAPTER_KEYS and key not in PEAK_KEYS:
-        known = ", ".join([*CHAPTER_KEYS, *PEAK_KEYS])
+    if key not in CHAPTER_KEYS and key not in PEAK_KEYS and key not in FP64_ERROR_KEYS:
+        known = ", ".join([*CHAPTER_KEYS, *PEAK_KEYS, *FP64_ERROR_KEYS])
         raise ResultsError(f"unknown key {key!r}; known: {known}")
     return ValueRequest(gpu, "chapter", slug=slug, size=parse_size(size), key=key)
 
@@ -181,6 +193,11 @@ def resolve_value(
         if not isinstance(peak, (int, float)) or not isinstance(rate, (int, float)):
             return Value(NOT_MEASURED, result)
         return Value(format_percent(100.0 * rate / peak) + " of the FMA peak", result)
+    if request.key in FP64_ERROR_KEYS:
+        try:
+            return Value(FP64_ERROR_KEYS[request.key](entry), result)
+        except (KeyError, TypeError):
+            return Value(NOT_MEASURED, result)
     if request.key not in entry:
         return Value(NOT_MEASURED, result)
     return Value(CHAPTER_KEYS[request.key](entry), result)
