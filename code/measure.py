@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 from ladder_tools import provenance, results_check
+from ladder_tools.process import run
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,10 +66,6 @@ BASELINE_SOURCE = "code/tools/baseline.cu"
 
 def say(message: str) -> None:
     print(f"[measure {time.monotonic() - START:6.1f} s] {message}", flush=True)
-
-
-def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, text=True, capture_output=True, **kwargs)
 
 
 def build(build_dir: Path) -> None:

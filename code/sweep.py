@@ -47,9 +47,9 @@ import sys
 import time
 from pathlib import Path
 
-from measure import ROOT, run
-
 from ladder_tools import provenance as provenance_tools
+from ladder_tools.process import run
+from ladder_tools.provenance import ROOT
 
 # The runner's options for a sweep run: shorter than the measure command's
 # (300 ms warm-up, 7 trials), enough to rank configurations.
