@@ -13,6 +13,7 @@
     python3 figures/draw.py stages 11-double-buffering --out stages.svg
     python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
     python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
+    python3 figures/draw.py fragments --show tiles --out fragments.svg
     python3 figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
@@ -31,12 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 from figures import bankgrid  # noqa: E402
+from figures import fragments  # noqa: E402
 from figures import tail  # noqa: E402
 from figures import warp_access  # noqa: E402
 from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
                      tiling)
 from ladder_tools import binaries, results, sweep_results, tailplan  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
+from ladder_tools.fragmap import run_fragmap  # noqa: E402
 from ladder_tools.warpmap import chapter_accesses  # noqa: E402
 
 
@@ -138,6 +141,14 @@ def draw_warp_access(args, mode: str) -> bytes:
     return warp_access.draw_warp_access(columns, mode)
 
 
+def draw_fragments(args, mode: str) -> bytes:
+    """Chapter 14's mma tiles by lane and register, or its fragment loads in banks."""
+    report = run_fragmap(binaries.require_binary(binaries.build_dir(ROOT), "fragmap"))
+    if args.show == "tiles":
+        return fragments.draw_fragments(fragments.fragment_tiles(report), mode)
+    return fragments.draw_loads(fragments.load_grids(report), mode)
+
+
 def draw_tail_rounds(args, mode: str) -> bytes:
     """Chapter 13's blocks over the SMs at one size, a panel per scheme."""
     build = binaries.build_dir(ROOT)
@@ -157,7 +168,8 @@ def parser() -> argparse.ArgumentParser:
                        ("sweep", draw_sweep),
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
                        ("stages", draw_stages), ("rounds", draw_rounds),
-                       ("warp-access", draw_warp_access), ("tail-rounds", draw_tail_rounds)):
+                       ("warp-access", draw_warp_access), ("fragments", draw_fragments),
+                       ("tail-rounds", draw_tail_rounds)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -185,6 +197,10 @@ def parser() -> argparse.ArgumentParser:
                                 help="01-naive and/or 02-coalescing, or 07-vectorized")
             figure.add_argument("--K", type=int, default=64, help="floats per row of A")
             figure.add_argument("--N", type=int, default=64, help="floats per row of B and C")
+        if name == "fragments":
+            figure.add_argument("--show", choices=["tiles", "loads"], default="tiles",
+                                help="the mma tiles by lane and register (default), or the "
+                                     "fragment loads as bank grids, unpadded and padded")
         if name == "bankgrid":
             figure.add_argument("accesses", nargs="+", help="access names (bankmap --list)")
             figure.add_argument("--titles", help="a title per access, separated by ';'")

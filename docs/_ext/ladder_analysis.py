@@ -34,6 +34,11 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     128-byte lines, from build/bin/warpmap (the chapters' own index
     functions): 01-naive and/or 02-coalescing side by side, or 07-vectorized
     with its float4 copy of A into the transposed As (figures/warp_access.py).
+``{ladder-fragments}``  option ``:show: tiles|loads`` (default tiles); body: the caption
+    chapter 14's mma.sync.m16n8k8 tiles, each element labelled with the
+    lane and register that hold it (tiles), or the bank grids of its A and
+    B fragment loads, unpadded and padded (loads); from build/bin/fragmap,
+    the chapter's own fragment functions (figures/fragments.py).
 ``{ladder-roofline}``  option ``:gpu:``; body: the caption
     the GPU's roofline (baseline.json's ceilings) with every chapter at its
     GFLOP/s at 4096 and the intensity of its ``--describe`` tile constants
@@ -91,6 +96,7 @@ from ladder_nodes import admonition, figure, paragraph, stale_box, table
 
 from figures import bankgrid as bankgrid_figure
 from figures import bankmap as bankmap_figure
+from figures import fragments as fragments_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
 from figures import roofline as roofline_figure
@@ -101,6 +107,7 @@ from figures import tiling as tiling_figure
 from figures import warp_access as warp_access_figure
 from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
+from ladder_tools.fragmap import run_fragmap
 from ladder_tools.warpmap import chapter_accesses
 from ladder_tools.binaries import AnalysisError, chapter_binaries, find_variant, require_binary
 from ladder_tools.formatting import DASH, format_gflops, format_size
@@ -419,6 +426,37 @@ class WarpAccessDirective(_AnalysisDirective):
         return natural_figure(lambda mode: warp_access_figure.draw_warp_access(columns, mode),
                               warp_access_figure.alt_text(columns), caption, self.state,
                               self.lineno)
+
+
+# --------------------------------------------------------------------------
+# {ladder-fragments}
+# --------------------------------------------------------------------------
+
+
+class FragmentsDirective(_AnalysisDirective):
+    """Chapter 14's mma fragments (``:show: tiles``) or the bank grids of the
+    loads that feed them (``:show: loads``), from what fragmap computes with
+    the chapter's fragment functions; the body is the caption."""
+
+    has_content = True
+    option_spec = {"show": lambda text: directives.choice(text, ("tiles", "loads"))}
+
+    def render(self) -> list[nodes.Node]:
+        report = run_fragmap(self.binary("fragmap"))
+        caption = " ".join(line.strip() for line in self.content if line.strip())
+        if self.options.get("show", "tiles") == "tiles":
+            tiles = fragments_figure.fragment_tiles(report)
+            return natural_figure(lambda mode: fragments_figure.draw_fragments(tiles, mode),
+                                  fragments_figure.alt_text(tiles),
+                                  caption or "Which lane holds each element of the mma tiles.",
+                                  self.state, self.lineno)
+        grids = fragments_figure.load_grids(report)
+        output = natural_figure(lambda mode: fragments_figure.draw_loads(grids, mode),
+                                bankgrid_figure.alt_text(grids),
+                                caption or "The fragment loads in banks, one row per wavefront.",
+                                self.state, self.lineno)
+        output[0]["classes"].append("ladder-scroll")  # as {ladder-bankgrid}: 32 cells across
+        return output
 
 
 # --------------------------------------------------------------------------
@@ -890,6 +928,7 @@ def setup(app):
     app.add_directive("ladder-bankgrid", BankgridDirective)
     app.add_directive("ladder-tiling", TilingDirective)
     app.add_directive("ladder-warp-access", WarpAccessDirective)
+    app.add_directive("ladder-fragments", FragmentsDirective)
     app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-stages", StagesDirective)
     app.add_directive("ladder-rounds", RoundsDirective)

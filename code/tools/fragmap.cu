@@ -1,0 +1,317 @@
+// fragmap: which elements of chapter 14's mma.sync.m16n8k8 tiles each lane of
+// a warp holds, and what the warp's fragment loads from shared memory cost in
+// banks. CPU only: nothing here runs on a GPU.
+//
+//   fragmap [--json]
+//
+// Printed, from chapter 14's own `__host__ __device__ constexpr` functions:
+//   * the tiles: for each lane and register, the element of the 16 x 8 A
+//     tile (a_frag_row, a_frag_col), of the 8 x 8 B tile (b_frag_row,
+//     b_frag_col) and of the 16 x 8 C tile (c_frag_row, c_frag_col) it holds;
+//   * the loads: one load instruction reads register r of every lane's
+//     fragment (a float from As or Bs, then rounded to TF32). For each r, the
+//     word each lane reads (a_frag_index, b_frag_index of warp 0's first mma
+//     tile at the stage's first step of 8) and its bank, with ch14::Chosen's
+//     padded strides and with unpadded ones (A_STRIDE = BK, B_STRIDE = BN),
+//     and the wavefronts the bank model (ladder/bank_model.hpp) counts. Other
+//     warps, mma tiles and steps add the same offset to every lane's index,
+//     which moves the banks round but does not change the count.
+// Each load is reported in bankmap's JSON form (lanes, phases, wavefronts),
+// so figures/bankgrid.py draws it as it draws bankmap's accesses.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ladder/bank_model.hpp>
+#include <ladder/json.hpp>
+#include <string>
+#include <vector>
+
+#include "chapters/14-tf32/kernel.cuh"
+
+namespace {
+
+constexpr int kWarp = 32;
+
+using Padded = ch14::Chosen;
+
+/// Chosen with rows of As and Bs unpadded: what the [strides] comment
+/// compares the padding against. Everything else is Chosen's.
+template <class T>
+struct WithoutPadding : T {
+  static constexpr int A_STRIDE = T::BK;
+  static constexpr int B_STRIDE = T::BN;
+  static constexpr int A_STAGE_FLOATS = T::BM * A_STRIDE;
+};
+using Unpadded = WithoutPadding<ch14::Chosen>;
+
+// ------------------------------------------------------------------ tiles
+
+/// One element of an mma tile held by one register of one lane.
+struct Held {
+  int lane;
+  int reg;
+  int row;
+  int col;
+};
+
+/// One of the three mma tiles, and where its elements live in the warp.
+struct Tile {
+  const char* name;  // "A", "B" or "C"
+  int rows;
+  int cols;
+  int registers;  // per lane
+  const char* what;
+  std::vector<Held> held;  // lane by lane, register by register
+};
+
+template <class Row, class Col>
+Tile tile_of(const char* name, int rows, int cols, int registers, const char* what, Row row,
+             Col col) {
+  Tile t{name, rows, cols, registers, what, {}};
+  for (int lane = 0; lane < kWarp; ++lane) {
+    for (int r = 0; r < registers; ++r) t.held.push_back({lane, r, row(lane, r), col(lane, r)});
+  }
+  return t;
+}
+
+std::vector<Tile> tiles() {
+  using T = Padded;
+  return {
+      tile_of("A", T::MMA_M, T::MMA_K, 4, "a_frag_row(lane, r), a_frag_col(lane, r)",
+              ch14::a_frag_row, ch14::a_frag_col),
+      tile_of("B", T::MMA_K, T::MMA_N, 2, "b_frag_row(lane, r), b_frag_col(lane, r)",
+              ch14::b_frag_row, ch14::b_frag_col),
+      tile_of("C", T::MMA_M, T::MMA_N, 4, "c_frag_row(lane, r), c_frag_col(lane, r)",
+              ch14::c_frag_row, ch14::c_frag_col),
+  };
+}
+
+// ------------------------------------------------------------------ loads
+
+/// One lane's word of a fragment load: the element of the A (m, k) or B
+/// (k, n) tile of the stage, its index in As or Bs, and its byte offset in
+/// the stage (As first, then Bs, as the kernel lays them out).
+struct LaneWord {
+  int row;
+  int col;
+  int index;
+  std::uint32_t address;
+};
+
+/// One warp-wide fragment load: register `reg` of every lane.
+struct Load {
+  std::string name;  // "A.r0.padded"
+  std::string what;
+  std::string operand;  // "A" or "B"
+  std::string layout;   // "padded" or "unpadded"
+  int reg;
+  int stride;
+  std::vector<LaneWord> lanes;
+  ladder::bank::Analysis analysis;
+};
+
+// The load of warp 0 (warp_m = warp_n = 0), mma tile 0 (mi = ni = 0), step 0
+// of the stage (kk = 0).
+template <class T>
+Load a_load(const char* layout, int reg) {
+  Load load{std::string("A.r") + std::to_string(reg) + "." + layout,
+            "As[a_frag_index(0, 0, 0, lane, " + std::to_string(reg) + ")], rows of " +
+                std::to_string(T::A_STRIDE) + " floats (LDS)",
+            "A",
+            layout,
+            reg,
+            T::A_STRIDE,
+            {},
+            {}};
+  std::vector<std::uint32_t> addresses;
+  for (int lane = 0; lane < kWarp; ++lane) {
+    const int index = ch14::a_frag_index<T>(0, 0, 0, lane, reg);
+    const auto address = static_cast<std::uint32_t>(index * sizeof(float));
+    load.lanes.push_back(
+        {ch14::a_frag_row(lane, reg), ch14::a_frag_col(lane, reg), index, address});
+    addresses.push_back(address);
+  }
+  load.analysis = ladder::bank::analyze(addresses, 4);
+  return load;
+}
+
+template <class T>
+Load b_load(const char* layout, int reg) {
+  Load load{std::string("B.r") + std::to_string(reg) + "." + layout,
+            "Bs[b_frag_index(0, 0, 0, lane, " + std::to_string(reg) + ")], rows of " +
+                std::to_string(T::B_STRIDE) + " floats (LDS)",
+            "B",
+            layout,
+            reg,
+            T::B_STRIDE,
+            {},
+            {}};
+  std::vector<std::uint32_t> addresses;
+  for (int lane = 0; lane < kWarp; ++lane) {
+    const int index = ch14::b_frag_index<T>(0, 0, 0, lane, reg);
+    const auto address = static_cast<std::uint32_t>((T::A_STAGE_FLOATS + index) * sizeof(float));
+    load.lanes.push_back(
+        {ch14::b_frag_row(lane, reg), ch14::b_frag_col(lane, reg), index, address});
+    addresses.push_back(address);
+  }
+  load.analysis = ladder::bank::analyze(addresses, 4);
+  return load;
+}
+
+std::vector<Load> loads() {
+  std::vector<Load> all;
+  for (int r = 0; r < 4; ++r) all.push_back(a_load<Padded>("padded", r));
+  for (int r = 0; r < 2; ++r) all.push_back(b_load<Padded>("padded", r));
+  for (int r = 0; r < 4; ++r) all.push_back(a_load<Unpadded>("unpadded", r));
+  for (int r = 0; r < 2; ++r) all.push_back(b_load<Unpadded>("unpadded", r));
+  return all;
+}
+
+// ------------------------------------------------------------------ output
+
+ladder::Json tile_json(const Tile& t) {
+  ladder::Json held = ladder::Json::array();
+  for (const Held& h : t.held) {
+    ladder::Json entry = ladder::Json::object();
+    entry.set("lane", h.lane);
+    entry.set("register", h.reg);
+    entry.set("row", h.row);
+    entry.set("col", h.col);
+    held.push(std::move(entry));
+  }
+  ladder::Json out = ladder::Json::object();
+  out.set("name", t.name);
+  out.set("rows", t.rows);
+  out.set("cols", t.cols);
+  out.set("registers", t.registers);
+  out.set("what", t.what);
+  out.set("elements", std::move(held));
+  return out;
+}
+
+/// bankmap's report of one access, with the fragment's own fields added.
+ladder::Json load_json(const Load& load) {
+  const ladder::bank::Analysis& a = load.analysis;
+  ladder::Json lanes = ladder::Json::array();
+  for (int lane = 0; lane < kWarp; ++lane) {
+    const LaneWord& w = load.lanes[lane];
+    ladder::Json entry = ladder::Json::object();
+    entry.set("lane", lane);
+    entry.set("active", true);
+    entry.set("row", w.row);
+    entry.set("col", w.col);
+    entry.set("index", w.index);
+    entry.set("address", static_cast<double>(w.address));
+    entry.set("bank", a.bank[lane]);
+    lanes.push(std::move(entry));
+  }
+  ladder::Json phases = ladder::Json::array();
+  for (int p = 0; p < a.phase_count; ++p) {
+    const ladder::bank::Phase& phase = a.phases[p];
+    ladder::Json words = ladder::Json::array();
+    for (int count : phase.words_per_bank) words.push(ladder::Json::number(count));
+    ladder::Json entry = ladder::Json::object();
+    entry.set("first_lane", phase.first_lane);
+    entry.set("lanes", phase.lanes);
+    entry.set("active_lanes", phase.active_lanes);
+    entry.set("words_per_bank", std::move(words));
+    entry.set("wavefronts", phase.wavefronts);
+    phases.push(std::move(entry));
+  }
+  ladder::Json out = ladder::Json::object();
+  out.set("name", load.name);
+  out.set("what", load.what);
+  out.set("operand", load.operand);
+  out.set("layout", load.layout);
+  out.set("register", load.reg);
+  out.set("stride", load.stride);
+  out.set("width_bytes", a.width_bytes);
+  out.set("group_size", a.group_size);
+  out.set("wavefronts", a.wavefronts);
+  out.set("ideal_wavefronts", a.ideal_wavefronts);
+  out.set("conflict_degree", a.conflict_degree());
+  out.set("lanes", std::move(lanes));
+  out.set("phases", std::move(phases));
+  return out;
+}
+
+void print_tile(const Tile& t) {
+  std::printf("%s tile, %d x %d: lane:register of each element (%s)\n", t.name, t.rows, t.cols,
+              t.what);
+  std::vector<std::string> cell(t.rows * t.cols, "?");
+  for (const Held& h : t.held) {
+    cell[h.row * t.cols + h.col] = std::to_string(h.lane) + ":" + std::to_string(h.reg);
+  }
+  std::printf("  row\\col");
+  for (int c = 0; c < t.cols; ++c) std::printf("%6d", c);
+  std::printf("\n");
+  for (int r = 0; r < t.rows; ++r) {
+    std::printf("  %7d", r);
+    for (int c = 0; c < t.cols; ++c) std::printf("%6s", cell[r * t.cols + c].c_str());
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+void print_load(const Load& load) {
+  const ladder::bank::Analysis& a = load.analysis;
+  std::printf("%s: %s: %d wavefront%s\n", load.name.c_str(), load.what.c_str(), a.wavefronts,
+              a.wavefronts == 1 ? "" : "s");
+  std::printf("  lane:(row, col) word bank\n");
+  for (int lane = 0; lane < kWarp; ++lane) {
+    const LaneWord& w = load.lanes[lane];
+    std::printf("  %2d:(%2d, %2d) %5d %2d%s", lane, w.row, w.col, w.index, a.bank[lane],
+                lane % 4 == 3 ? "\n" : "   ");
+  }
+  std::printf("\n");
+}
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "fragmap: %s\n", message.c_str());
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json") {
+      json = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: fragmap [--json]\n");
+      return 0;
+    } else {
+      fail("unknown argument " + arg + " (try --help)");
+    }
+  }
+  const std::vector<Tile> all_tiles = tiles();
+  const std::vector<Load> all_loads = loads();
+  if (json) {
+    ladder::Json shape = ladder::Json::object();
+    shape.set("m", Padded::MMA_M);
+    shape.set("n", Padded::MMA_N);
+    shape.set("k", Padded::MMA_K);
+    ladder::Json strides = ladder::Json::object();
+    strides.set("BK", Padded::BK);
+    strides.set("BN", Padded::BN);
+    strides.set("A_STRIDE", Padded::A_STRIDE);
+    strides.set("B_STRIDE", Padded::B_STRIDE);
+    ladder::Json tiles_json = ladder::Json::array();
+    for (const Tile& t : all_tiles) tiles_json.push(tile_json(t));
+    ladder::Json loads_json = ladder::Json::array();
+    for (const Load& load : all_loads) loads_json.push(load_json(load));
+    ladder::Json out = ladder::Json::object();
+    out.set("chapter", "14-tf32");
+    out.set("mma", std::move(shape));
+    out.set("chosen", std::move(strides));
+    out.set("tiles", std::move(tiles_json));
+    out.set("loads", std::move(loads_json));
+    std::printf("%s\n", out.dump().c_str());
+  } else {
+    for (const Tile& t : all_tiles) print_tile(t);
+    for (const Load& load : all_loads) print_load(load);
+  }
+  return 0;
+}
