@@ -15,6 +15,7 @@
     python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
     python3 figures/draw.py fragments --show tiles --out fragments.svg
     python3 figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
+    python3 figures/draw.py accuracy 14-tf32 15-3xtf32 15-3xtf32-in-core --out accuracy.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -31,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
+from figures import accuracy  # noqa: E402
 from figures import bankgrid  # noqa: E402
 from figures import fragments  # noqa: E402
 from figures import tail  # noqa: E402
@@ -39,6 +41,7 @@ from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sw
                      tiling)
 from ladder_tools import binaries, results, sweep_results, tailplan  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
+from ladder_tools.formatting import parse_size  # noqa: E402
 from ladder_tools.fragmap import run_fragmap  # noqa: E402
 from ladder_tools.warpmap import chapter_accesses  # noqa: E402
 
@@ -160,6 +163,18 @@ def draw_tail_rounds(args, mode: str) -> bytes:
     return tail.draw_tail_rounds(found, mode)
 
 
+def draw_accuracy(args, mode: str) -> bytes:
+    """Part II's error against FP64 and TFLOP/s at one size, a point per method."""
+    size = parse_size(args.size)
+    found, _, _ = accuracy.accuracy_data(ROOT, args.results, size, args.gpu)
+    if found is None:
+        sys.exit(f"draw: {args.gpu} has no error against FP64 at {args.size} for "
+                 f"{', '.join(args.results)}")
+    if found.missing:
+        print(f"draw: no point for {', '.join(found.missing)}", file=sys.stderr)
+    return accuracy.draw_accuracy(found, mode)
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     figures = main.add_subparsers(dest="figure", required=True, metavar="FIGURE")
@@ -169,7 +184,7 @@ def parser() -> argparse.ArgumentParser:
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
                        ("stages", draw_stages), ("rounds", draw_rounds),
                        ("warp-access", draw_warp_access), ("fragments", draw_fragments),
-                       ("tail-rounds", draw_tail_rounds)):
+                       ("tail-rounds", draw_tail_rounds), ("accuracy", draw_accuracy)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -188,7 +203,11 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("--schemes", nargs="+", default=["tiles", "split-k", "stream-k"],
                                 choices=tailplan.SCHEMES,
                                 help="a panel each (default: tiles split-k stream-k)")
-        if name in ("sweep", "roofline", "rounds", "tail-rounds"):
+        if name == "accuracy":
+            figure.add_argument("results", nargs="+",
+                                help="result names, e.g. 14-tf32 15-3xtf32 15-3xtf32-in-core")
+            figure.add_argument("--size", default="4096", help="N or MxNxK (default 4096)")
+        if name in ("sweep", "roofline", "rounds", "tail-rounds", "accuracy"):
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")

@@ -1,18 +1,39 @@
 """Every chapter's GFLOP/s at 4096 as bars, one per GPU, with cuBLAS and the
 FP32 FMA peak of each GPU as lines ({ladder-ladder}).
 
+Part I (the FMA units) and Part II (the tensor cores) are two panels side by
+side, each with its own GFLOP/s axis from 0: Part II's chapters run at up to
+several times cuBLAS's SGEMM rate, and on one axis with them Part I's bars
+would be squeezed into the bottom third. Both panels draw cuBLAS SGEMM
+(dashed) and the FMA peak (dotted); Part II's adds cuBLAS on TF32
+(dash-dotted), which its chapters' runs time beside the kernel. A book with
+no Part II chapter draws one panel.
+
 The data: each GPU's chapter results and its baseline.json
 (ladder_tools.results), as one LadderBars per GPU (ladder_bars).
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
+from matplotlib.container import BarContainer
 
-from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
+from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg, thousands
 from ladder_tools.results import ChapterResult, median_cublas_gflops
+
+#: The first chapter of Part II, the tensor cores.
+PART_II_FIRST = 14
+#: Each part's panel title.
+PART_TITLES = {1: "Part I: the FMA units", 2: "Part II: the tensor cores"}
+
+
+def part_of(label: str) -> int:
+    """The part (1 or 2) of a chapter, from its label's or slug's leading
+    number: "14 tf32" is in Part II."""
+    return 2 if int(label[:2]) >= PART_II_FIRST else 1
 
 
 @dataclass(frozen=True)
@@ -24,6 +45,17 @@ class LadderBars:
     gflops: list[float | None]
     cublas_gflops: float | None
     fma_peak_gflops: float | None
+    cublas_tf32_gflops: float | None = None
+
+
+def median_cublas_tf32_gflops(results: list[ChapterResult],
+                              size: tuple[int, int, int]) -> float | None:
+    """cuBLAS on TF32 at ``size``, the median over the (Part II) chapters
+    whose runs timed it."""
+    entries = (result.timed_at(size) for result in results)
+    rates = [entry["cublas_tf32_gflops"] for entry in entries
+             if entry and isinstance(entry.get("cublas_tf32_gflops"), (int, float))]
+    return statistics.median(rates) if rates else None
 
 
 def ladder_bars(label: str, slugs: list[str], results: dict[str, ChapterResult],
@@ -38,36 +70,79 @@ def ladder_bars(label: str, slugs: list[str], results: dict[str, ChapterResult],
         gflops=[entry["gflops"] if entry else None for entry in entries],
         cublas_gflops=median_cublas_gflops(list(results.values()), size),
         fma_peak_gflops=peak if isinstance(peak, (int, float)) else None,
+        cublas_tf32_gflops=median_cublas_tf32_gflops(list(results.values()), size),
     )
+
+
+def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars], part: int,
+           theme: dict) -> None:
+    """One part's bars (the chapters at indices ``chapters``) and lines."""
+    width = 0.8 / max(1, len(bars))
+    tops = []
+    for index, gpu in enumerate(bars):
+        colour = GPU_COLOURS[index % len(GPU_COLOURS)]
+        offset = (index - (len(bars) - 1) / 2) * width
+        shown = [(place, gpu.gflops[c]) for place, c in enumerate(chapters)
+                 if gpu.gflops[c] is not None]
+        if shown:
+            axes.bar([place + offset for place, _ in shown], [v for _, v in shown],
+                     width=width, color=colour, label=gpu.label, gid=f"ladder-bars-{index}")
+            tops += [v for _, v in shown]
+        lines = [(gpu.cublas_gflops, "--", f"cuBLAS, {gpu.label}"),
+                 (gpu.fma_peak_gflops, ":", f"FP32 FMA peak, {gpu.label}")]
+        if part == 2:
+            lines.append((gpu.cublas_tf32_gflops, "-.", f"cuBLAS on TF32, {gpu.label}"))
+        for value, style, name in lines:
+            if value is not None:
+                axes.axhline(value, color=colour, linestyle=style, linewidth=1.2, label=name)
+                tops.append(value)
+    style_axes(axes, theme)
+    axes.grid(True, axis="y", color=theme["grid"], linewidth=0.6)
+    axes.grid(False, axis="x")
+    axes.set_xticks(range(len(chapters)))
+    axes.set_xticklabels([labels[c] for c in chapters], rotation=35, ha="right")
+    axes.set_xlim(-0.6, len(chapters) - 0.4)
+    axes.yaxis.set_major_formatter(thousands)
+    axes.set_ylim(0, max(tops, default=1.0) * 1.06)
+    axes.set_gid(f"ladder-part-{part}")
+
+
+def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str):
+    """The matplotlib figure of draw_ladder (the tests measure it); the caller
+    closes it. Part I's panel has gid ``ladder-part-1``, Part II's
+    ``ladder-part-2``."""
+    theme = THEMES[mode]
+    parts = {part: [i for i, label in enumerate(chapter_labels) if part_of(label) == part]
+             for part in (1, 2)}
+    shown = [part for part in (1, 2) if parts[part]] or [1]
+    ratios = [len(parts[part]) + 1.2 for part in shown]
+    figure, panels = plt.subplots(1, len(shown), figsize=(9, 4), squeeze=False,
+                                  gridspec_kw={"width_ratios": ratios})
+    for axes, part in zip(panels[0], shown):
+        _panel(axes, parts[part], chapter_labels, bars, part, theme)
+        if len(shown) > 1:
+            axes.set_title(PART_TITLES[part], fontsize="medium", color=theme["ink"])
+    first, last = panels[0][0], panels[0][-1]
+    first.set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
+    # One legend for both panels: each GPU's bars and every line, once.
+    handles, names = {}, []
+    for axes in panels[0]:
+        for handle, name in zip(*axes.get_legend_handles_labels()):
+            if name not in handles:
+                handles[name] = handle
+                names.append(name)
+    names.sort(key=lambda name: not isinstance(handles[name], BarContainer))  # bars first
+    drawn = last.legend([handles[n] for n in names], names, frameon=False, fontsize="small",
+                        loc="upper left", bbox_to_anchor=(1.04, 1.0))
+    for text in drawn.get_texts():
+        text.set_color(theme["ink"])
+    figure.tight_layout()
+    return figure
 
 
 def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str) -> bytes:
     """GFLOP/s by chapter, one bar per GPU, with cuBLAS (dashed) and the FMA
-    peak (dotted) of each GPU as horizontal lines."""
-    theme = THEMES[mode]
+    peak (dotted) of each GPU as horizontal lines; Part II's chapters in a
+    panel of their own, with cuBLAS on TF32 (dash-dotted)."""
     with plt.rc_context(RC):
-        figure, axes = plt.subplots(figsize=(9, 4))
-        width = 0.8 / max(1, len(bars))
-        for index, gpu in enumerate(bars):
-            colour = GPU_COLOURS[index % len(GPU_COLOURS)]
-            offset = (index - (len(bars) - 1) / 2) * width
-            positions = [i + offset for i, v in enumerate(gpu.gflops) if v is not None]
-            heights = [v for v in gpu.gflops if v is not None]
-            axes.bar(positions, heights, width=width, color=colour, label=gpu.label)
-            if gpu.cublas_gflops is not None:
-                axes.axhline(gpu.cublas_gflops, color=colour, linestyle="--",
-                             linewidth=1.2, label=f"cuBLAS, {gpu.label}")
-            if gpu.fma_peak_gflops is not None:
-                axes.axhline(gpu.fma_peak_gflops, color=colour, linestyle=":",
-                             linewidth=1.2, label=f"FP32 FMA peak, {gpu.label}")
-        style_axes(axes, theme)
-        axes.grid(True, axis="y", color=theme["grid"], linewidth=0.6)
-        axes.grid(False, axis="x")
-        axes.set_xticks(range(len(chapter_labels)))
-        axes.set_xticklabels(chapter_labels, rotation=35, ha="right")
-        axes.set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
-        axes.yaxis.set_major_formatter(thousands)
-        axes.set_ylim(bottom=0)
-        legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        figure.tight_layout()
-        return svg(figure)
+        return svg(ladder_figure(chapter_labels, bars, mode))

@@ -11,7 +11,13 @@ Numbers enter the book only through what this extension reads from
     GFLOP/s and % of cuBLAS by size, one line per GPU (figures/by_size.py).
 ``{ladder-ladder}``
     every chapter's GFLOP/s at 4096 as bars, cuBLAS and the FP32 FMA peak as
-    lines (figures/ladder.py), and a table of all chapters.
+    lines, Part II in a panel of its own with cuBLAS on TF32 (figures/ladder.py),
+    and a table of all chapters.
+``{ladder-accuracy} <slug> [<slug> ...]``  options ``:size:``, ``:gpu:``; body: the caption
+    Part II's error against speed at one size (default 4096): a point per
+    result named that recorded its error against FP64 there, and cuBLAS's
+    SGEMM and TF32 points from the same runs (figures/accuracy.py); a note
+    when none did.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
 
@@ -26,16 +32,18 @@ import ast
 from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from ladder_analysis import natural_figure
 from ladder_base import LadderMixin, stale_result_box
 from ladder_nodes import admonition, figure, paragraph, table
 
-from figures import by_size, ladder
+from figures import accuracy, by_size, ladder
 from ladder_tools import results, values
 from ladder_tools.formatting import (DASH, format_error, format_gflops, format_percent,
-                                     format_size, format_time_range)
+                                     format_size, format_time_range, parse_size)
 
 
 def _not_measured(slug: str) -> nodes.Element:
@@ -233,11 +241,15 @@ class LadderDirective(LadderMixin, SphinxDirective):
                   ["Chapter"] + ["GFLOP/s", "% of cuBLAS"] * len(gpu_names)]
         labels = [slug.replace("-", " ", 1) for slug in slugs]
         size_text = format_size(size)
+        caption = (f"Every chapter at {size_text}: GFLOP/s (bars), "
+                   "cuBLAS (dashed) and the FP32 FMA peak (dotted).")
+        if any(ladder.part_of(slug) == 2 for slug in slugs):
+            caption += (" Part II's chapters, on the tensor cores, have a panel and a scale "
+                        "of their own, with cuBLAS on TF32 (dash-dotted).")
         return [
             figure(lambda mode: ladder.draw_ladder(labels, bars, mode),
                    alt="GFLOP/s of every chapter at 4096, with cuBLAS and the FMA peak",
-                   caption=f"Every chapter at {size_text}: GFLOP/s (bars), "
-                           "cuBLAS (dashed) and the FP32 FMA peak (dotted)."),
+                   caption=caption),
             table(header, [table_rows[slug] for slug in slugs],
                   classes=["ladder-table", "ladder-summary"]),
         ]
@@ -268,6 +280,49 @@ class LadderDirective(LadderMixin, SphinxDirective):
                                  format_percent(entry["pct_cublas"]) + mark]
         bars = ladder.ladder_bars(name, slugs, found, results.load_baseline(root, gpu), size)
         return bars, name
+
+
+# --------------------------------------------------------------------------
+# {ladder-accuracy} <slug> [<slug> ...]  :size:
+# --------------------------------------------------------------------------
+
+
+class AccuracyDirective(LadderMixin, SphinxDirective):
+    """Error against FP64 (log) against TFLOP/s at one size, a point per
+    method; the body is the caption."""
+
+    required_arguments = 1
+    optional_arguments = 8
+    has_content = True
+    option_spec = {"size": directives.unchanged_required, "gpu": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        try:
+            size = parse_size(self.options.get("size", "4096"))
+            found, used, read = accuracy.accuracy_data(self.repo_root, self.arguments, size, gpu)
+        except results.ResultsError as error:
+            raise self.error(f"{self.name}: {error}") from error
+        for path in read:
+            self.track(path)
+        for result in used:
+            self.track(self.repo_root / result.provenance["source"])
+            if result.stale:
+                self.note_stale(result)
+        if found is None:
+            return [admonition(
+                "note", "Not measured yet",
+                f"No error against FP64 at {format_size(size)} on {gpu} for "
+                f"{', '.join(self.arguments)}. Run `python3 code/measure.py` on a GPU, "
+                "then build the book again.")]
+        body = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"Error against FP64 and speed at {format_size(size)}.")
+        stale = [r.data["chapter"] for r in used if r.stale]
+        caption = " ".join(part for part in (
+            body, accuracy.caption_notes(found),
+            f"Stale: {', '.join(stale)}." if stale else "") if part)
+        return natural_figure(lambda mode: accuracy.draw_accuracy(found, mode),
+                              accuracy.alt_text(found), caption, self.state, self.lineno)
 
 
 # --------------------------------------------------------------------------
@@ -303,6 +358,7 @@ def setup(app):
     app.add_directive("ladder-results", ResultsDirective)
     app.add_directive("ladder-plot", PlotDirective)
     app.add_directive("ladder-ladder", LadderDirective)
+    app.add_directive("ladder-accuracy", AccuracyDirective)
     app.add_role("ladder", LadderRole())
     return {"version": "1", "env_version": 1,
             "parallel_read_safe": True, "parallel_write_safe": True}
