@@ -53,10 +53,18 @@ def mix_categories(counts: dict) -> dict[str, int]:
 REUSE_ROW = "FFMA with a .reuse operand (share of FFMA)"
 
 
+#: The mix table's row of tensor-core mma instructions (Part II), shown only
+#: where the code has some.
+MMA_ROW = "tensor-core mma (HMMA)"
+
+
 def mix_rows(counts: dict) -> list[tuple[str, int]]:
     """The {ladder-sass} table's rows for one stretch of code: (label, count)."""
     rows = [("instructions", counts["instructions"]), ("FFMA", counts["ffma"]),
             (REUSE_ROW, counts.get("ffma_reuse", 0))]
+    mma = counts.get("by_opcode", {}).get("HMMA", 0)
+    if mma:
+        rows.append((MMA_ROW, mma))
     for kind, what, prefix in _MEMORY_ROWS:
         widths = counts[kind]
         if not widths:
@@ -65,7 +73,7 @@ def mix_rows(counts: dict) -> list[tuple[str, int]]:
             rows.append((f"{what}s, {width}-bit ({_opcode(prefix, width)})", number))
     rows.append(("cp.async copies (LDGSTS)", sum(counts["async_copies"].values())))
     rows.append(("barriers (BAR)", counts["barriers"]))
-    rows.append(("other", mix_categories(counts)["other"]))
+    rows.append(("other", mix_categories(counts)["other"] - mma))
     return rows
 
 

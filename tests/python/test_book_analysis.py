@@ -243,6 +243,16 @@ def test_mix_rows_and_categories_add_up():
     assert rows["other"] == 18
 
 
+def test_mix_rows_count_tensor_core_mma_only_where_there_are_some():
+    assert mix.MMA_ROW not in dict(mix.mix_rows(LOOP))
+    loop = {**copy.deepcopy(LOOP), "ffma": 0, "by_opcode": {"HMMA": 40, "LDS": 12}}
+    rows = dict(mix.mix_rows(loop))
+    assert rows[mix.MMA_ROW] == 40
+    assert rows["other"] == 100 - 40 - 12 - 2 - 2 - 2
+    assert sum(n for label, n in rows.items()
+               if label not in ("instructions", mix.REUSE_ROW)) == loop["instructions"]
+
+
 def test_mix_table_has_a_per_tile_column_when_counted():
     header, rows = mix.mix_table(LOOP)
     assert header == ["in the K-loop", "body", "share"]
