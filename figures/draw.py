@@ -16,6 +16,7 @@
     python3 figures/draw.py fragments --show tiles --out fragments.svg
     python3 figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
     python3 figures/draw.py accuracy 14-tf32 15-3xtf32 15-3xtf32-in-core --out accuracy.svg
+    python3 figures/draw.py tail-map --out map.svg
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -36,6 +37,7 @@ from figures import accuracy  # noqa: E402
 from figures import bankgrid  # noqa: E402
 from figures import fragments  # noqa: E402
 from figures import tail  # noqa: E402
+from figures import tail_map  # noqa: E402
 from figures import warp_access  # noqa: E402
 from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
                      tiling)
@@ -163,6 +165,16 @@ def draw_tail_rounds(args, mode: str) -> bytes:
     return tail.draw_tail_rounds(found, mode)
 
 
+def draw_tail_map(args, mode: str) -> bytes:
+    """Chapter 13's % of cuBLAS over M x N and over K, beside cuBLAS's GFLOP/s."""
+    found, _ = tail_map.chapter_tail_map(ROOT, args.gpu)
+    if found is None:
+        sys.exit(f"draw: {args.gpu} has no result for {tail_map.CHAPTER}")
+    if found.missing():
+        print(f"draw: {tail_map.missing_words(found)}", file=sys.stderr)
+    return tail_map.draw_tail_map(found, mode)
+
+
 def draw_accuracy(args, mode: str) -> bytes:
     """Part II's error against FP64 and TFLOP/s at one size, a point per method."""
     size = parse_size(args.size)
@@ -184,7 +196,8 @@ def parser() -> argparse.ArgumentParser:
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
                        ("stages", draw_stages), ("rounds", draw_rounds),
                        ("warp-access", draw_warp_access), ("fragments", draw_fragments),
-                       ("tail-rounds", draw_tail_rounds), ("accuracy", draw_accuracy)):
+                       ("tail-rounds", draw_tail_rounds), ("accuracy", draw_accuracy),
+                       ("tail-map", draw_tail_map)):
         figure = figures.add_parser(name, help=draw.__doc__)
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
@@ -207,7 +220,7 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("results", nargs="+",
                                 help="result names, e.g. 14-tf32 15-3xtf32 15-3xtf32-in-core")
             figure.add_argument("--size", default="4096", help="N or MxNxK (default 4096)")
-        if name in ("sweep", "roofline", "rounds", "tail-rounds", "accuracy"):
+        if name in ("sweep", "roofline", "rounds", "tail-rounds", "accuracy", "tail-map"):
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")

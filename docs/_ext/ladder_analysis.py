@@ -60,6 +60,11 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     per size, the plan chapter 13 picks, its count's time over the "tiles"
     variant's plan (a prediction), and, where measured, the time of 13-tail
     over 13-tail-tiles and its % of cuBLAS.
+``{ladder-tail-map}``  option ``:gpu:``; body: the caption
+    chapter 13's % of cuBLAS over M x N at one K (a heat map, cuBLAS's
+    GFLOP/s in each cell) and over K at one M = N, from the 13-tail result;
+    sizes not measured are grey cells and gaps, and a note counts them
+    (figures/tail_map.py).
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -103,6 +108,7 @@ from figures import roofline as roofline_figure
 from figures import rounds as rounds_figure
 from figures import stages as stages_figure
 from figures import tail as tail_figure
+from figures import tail_map as tail_map_figure
 from figures import tiling as tiling_figure
 from figures import warp_access as warp_access_figure
 from ladder_tools import results
@@ -571,7 +577,7 @@ class RoundsDirective(_AnalysisDirective):
 
 
 # --------------------------------------------------------------------------
-# {ladder-tail-rounds} <size>  :schemes:    {ladder-tail-plans}  :sizes:
+# {ladder-tail-rounds} <size>  :schemes:    {ladder-tail-plans}  :sizes:    {ladder-tail-map}
 # --------------------------------------------------------------------------
 
 
@@ -645,6 +651,31 @@ class TailPlansDirective(_AnalysisDirective):
             line += " (not measured yet)"
         output.append(paragraph(line + ".", ["ladder-provenance"]))
         return output
+
+
+class TailMapDirective(_AnalysisDirective):
+    """Chapter 13's % of cuBLAS over a grid of M and N and over K, beside
+    cuBLAS's GFLOP/s; the body is the caption."""
+
+    has_content = True
+    option_spec = {"gpu": directives.unchanged}
+
+    def render(self) -> list[nodes.Node]:
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        self.track(results.chapter_result_path(self.results_root, gpu, tail_map_figure.CHAPTER))
+        found, result = tail_map_figure.chapter_tail_map(self.repo_root, gpu)
+        if found is None:
+            return [_not_yet("Not measured yet",
+                             f"No map: {gpu} has no result for {tail_map_figure.CHAPTER}. Run "
+                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+        if result.stale:
+            self.note_stale(result)
+        body = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"Chapter 13's % of cuBLAS on the {found.gpu}.")
+        # The figure itself says how many sizes are not measured yet.
+        caption = body + (f" Stale: {found.gpu}." if result.stale else "")
+        return natural_figure(lambda mode: tail_map_figure.draw_tail_map(found, mode),
+                              tail_map_figure.alt_text(found), caption, self.state, self.lineno)
 
 
 # --------------------------------------------------------------------------
@@ -934,6 +965,7 @@ def setup(app):
     app.add_directive("ladder-rounds", RoundsDirective)
     app.add_directive("ladder-tail-rounds", TailRoundsDirective)
     app.add_directive("ladder-tail-plans", TailPlansDirective)
+    app.add_directive("ladder-tail-map", TailMapDirective)
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)

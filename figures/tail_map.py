@@ -1,0 +1,283 @@
+"""Where chapter 13 wins: its % of cuBLAS over a grid of shapes ({ladder-tail-map}).
+
+The data: the ``sizes`` of one GPU's 13-tail result (ladder_tools.results),
+each measured size's ``pct_cublas`` and ``cublas_gflops``. Two panels:
+
+(a) a heat map over M (rows) and N (columns) at K = MAP_K, M and N each in
+    MAP_SIDES: each cell the chapter's % of cuBLAS, and cuBLAS's GFLOP/s in
+    small print under it; the cell blue at or above cuBLAS and orange below,
+    deeper the further from 100% (full depth SPAN points away);
+(b) over K in SWEEP_KS at M = N = SWEEP_MN: % of cuBLAS, and under it
+    cuBLAS's GFLOP/s, on one K axis.
+
+A size the result does not hold, or holds untimed, is a grey cell with a
+dash, or a gap in the lines; a note under the figure counts them. The sizes
+are measured because chapters/13-tail/extra-sizes lists them (a test checks
+that it lists every one the standard sizes do not cover).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.colors import to_rgba
+from matplotlib.patches import Patch, Rectangle
+
+from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg, thousands
+from ladder_tools import results
+from ladder_tools.formatting import DASH, format_gflops, format_percent
+
+CHAPTER = "13-tail"
+#: M and N of the heat map's rows and columns, and its K.
+MAP_SIDES = (256, 512, 1024, 2048, 4096, 8192)
+MAP_K = 4096
+#: K of the second panel, and its M = N.
+SWEEP_KS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+SWEEP_MN = 4096
+
+ABOVE = GPU_COLOURS[0]  #: blue: at or above cuBLAS
+BELOW = GPU_COLOURS[1]  #: orange: below cuBLAS
+#: Points of % of cuBLAS away from 100 at which a cell's colour is deepest.
+SPAN = 30.0
+TEXT = 11.5
+SMALL = 8.5
+FIGURE_WIDTH = 6.3
+TIMES = "\u00d7"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One size and what was measured there (None: not measured, or not timed)."""
+
+    M: int
+    N: int
+    K: int
+    pct: float | None
+    cublas_gflops: float | None
+
+    @property
+    def measured(self) -> bool:
+        return self.pct is not None
+
+
+@dataclass(frozen=True)
+class TailMap:
+    gpu: str
+    grid: tuple[tuple[Cell, ...], ...]  #: a row per M of MAP_SIDES, a cell per N
+    sweep: tuple[Cell, ...]  #: a cell per K of SWEEP_KS
+
+    def cells(self) -> list[Cell]:
+        return [cell for row in self.grid for cell in row] + list(self.sweep)
+
+    def missing(self) -> list[Cell]:
+        return [cell for cell in self.cells() if not cell.measured]
+
+
+def map_sizes() -> list[tuple[int, int, int]]:
+    """Every size the figure draws: the grid row by row, then the K sweep."""
+    return ([(m, n, MAP_K) for m in MAP_SIDES for n in MAP_SIDES]
+            + [(SWEEP_MN, SWEEP_MN, k) for k in SWEEP_KS])
+
+
+def tail_map(gpu: str, entries: list[dict]) -> TailMap:
+    """The map of a result's ``sizes`` entries (only timed ones count)."""
+    timed = {(e["M"], e["N"], e["K"]): e for e in entries if results.is_timed(e)}
+
+    def cell(m: int, n: int, k: int) -> Cell:
+        e = timed.get((m, n, k))
+        if e is None:
+            return Cell(m, n, k, None, None)
+        return Cell(m, n, k, e["pct_cublas"], e["cublas_gflops"])
+
+    grid = tuple(tuple(cell(m, n, MAP_K) for n in MAP_SIDES) for m in MAP_SIDES)
+    return TailMap(gpu, grid, tuple(cell(SWEEP_MN, SWEEP_MN, k) for k in SWEEP_KS))
+
+
+def chapter_tail_map(repo_root: Path, gpu: str = results.REFERENCE_GPU):
+    """The TailMap of ``gpu``'s 13-tail result and that result; (None, None)
+    when the GPU has none."""
+    found = results.load_chapter_result(results.results_root(repo_root), gpu, CHAPTER,
+                                        repo_root)
+    if found is None:
+        return None, None
+    return tail_map(found.provenance.get("gpu", gpu), found.data["sizes"]), found
+
+
+# -- Words ---------------------------------------------------------------------------
+
+
+def missing_words(m: TailMap) -> str:
+    """'' when every size is measured, else a sentence that counts the others."""
+    missing, total = len(m.missing()), len(m.cells())
+    if not missing:
+        return ""
+    verb = "is" if missing == 1 else "are"
+    return (f"{missing} of the figure's {total} sizes {verb} not measured yet: grey cells, "
+            "gaps in the lines.")
+
+
+def _cell_words(cell: Cell) -> str:
+    if not cell.measured:
+        return f"{cell.N} not measured"
+    return f"{cell.N} {format_percent(cell.pct)}"
+
+
+def alt_text(m: TailMap) -> str:
+    rows = "; ".join(f"M = {row[0].M}: " + ", ".join(_cell_words(c) for c in row)
+                     for row in m.grid)
+    sweep = ", ".join(f"{c.K} " + (format_percent(c.pct) if c.measured else "not measured")
+                      for c in m.sweep)
+    return (f"Chapter 13's time as a share of cuBLAS's on the {m.gpu}. (a) At K = {MAP_K}, "
+            f"by M and then N: {rows}. (b) At M = N = {SWEEP_MN}, by K: {sweep}. Each cell "
+            f"also gives cuBLAS's GFLOP/s. {missing_words(m)}").strip()
+
+
+# -- Drawing -------------------------------------------------------------------------
+
+
+def cell_colour(pct: float | None, grid: str):
+    """A cell's fill: blue at or above 100, orange below, the more opaque
+    the further from 100 (on the page's background: pale on white, dark on
+    the dark page, so the mode's ink reads on both)."""
+    if pct is None:
+        return to_rgba(grid, 0.45)
+    depth = min(1.0, abs(pct - 100.0) / SPAN)
+    return to_rgba(ABOVE if pct >= 100.0 else BELOW, 0.2 + 0.45 * depth)
+
+
+LABEL_W = 0.85
+RIGHT_W = 0.15
+CELL_H = 0.56
+LEGEND_H = 0.44
+HEAD = 0.62
+GAP = 0.75
+PCT_H = 1.7
+PANEL_GAP = 0.3
+RATE_H = 0.95
+FOOT = 0.62
+NOTE_H = 0.34
+
+
+def tail_map_figure(m: TailMap, mode: str):
+    """The matplotlib figure of draw_tail_map (for the tests, which measure
+    it); the caller closes it."""
+    theme = THEMES[mode]
+    ink, grid = theme["ink"], theme["grid"]
+    note = missing_words(m)
+    heat_h = len(MAP_SIDES) * CELL_H
+    total = LEGEND_H + HEAD + heat_h + GAP + PCT_H + PANEL_GAP + RATE_H + FOOT + (NOTE_H if note else 0.0)
+    width = (FIGURE_WIDTH - LABEL_W - RIGHT_W) / FIGURE_WIDTH
+    figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+    figure.set_gid("tail-map")
+    heat_y = total - LEGEND_H - HEAD - heat_h
+    heat = figure.add_axes((LABEL_W / FIGURE_WIDTH, heat_y / total, width, heat_h / total))
+    heat.set_gid("map-heat")
+    _draw_heat(heat, m, ink, grid)
+    heat.set_title(f"(a) K = {MAP_K}: % of cuBLAS, and cuBLAS's GFLOP/s",
+                   color=ink, fontsize=TEXT, loc="left", pad=38)
+    pct_y = heat_y - GAP - PCT_H
+    pct = figure.add_axes((LABEL_W / FIGURE_WIDTH, pct_y / total, width, PCT_H / total))
+    pct.set_gid("map-sweep")
+    rate_y = pct_y - PANEL_GAP - RATE_H
+    rate = figure.add_axes((LABEL_W / FIGURE_WIDTH, rate_y / total, width, RATE_H / total))
+    rate.set_gid("map-sweep-rate")
+    _draw_sweep(pct, rate, m, theme)
+    handles = [Patch(fc=cell_colour(100.0 + SPAN, grid), label="at or above cuBLAS"),
+               Patch(fc=cell_colour(100.0 - SPAN, grid), label="below cuBLAS")]
+    if m.missing():
+        handles.append(Patch(fc=cell_colour(None, grid), label="not measured yet"))
+    drawn = figure.legend(handles=handles, loc="upper left", ncol=len(handles), frameon=False,
+                          fontsize=TEXT - 1, handlelength=1.2,
+                          bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01, 1.0))
+    for text in drawn.get_texts():
+        text.set_color(ink)
+    if note:
+        figure.text(LABEL_W / FIGURE_WIDTH, 0.04 / total, note, fontsize=TEXT - 1.5,
+                    color=ink, va="bottom", gid="map-note")
+    return figure
+
+
+def _draw_heat(axes, m: TailMap, ink: str, grid: str) -> None:
+    sides = len(MAP_SIDES)
+    axes.set_xlim(0, sides)
+    axes.set_ylim(sides, 0)
+    axes.set_facecolor("none")
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    for row, cells in enumerate(m.grid):
+        for column, cell in enumerate(cells):
+            box = Rectangle((column, row), 1, 1, fc=cell_colour(cell.pct, grid), ec=grid,
+                            lw=0.8)
+            box.set_gid("map-cell" if cell.measured else "map-missing")
+            axes.add_patch(box)
+            if not cell.measured:
+                axes.text(column + 0.5, row + 0.5, DASH, ha="center", va="center",
+                          fontsize=TEXT, color=ink, gid="map-dash")
+                continue
+            axes.text(column + 0.5, row + 0.42, format_percent(cell.pct), ha="center",
+                      va="center", fontsize=TEXT, color=ink, gid="map-pct")
+            axes.text(column + 0.5, row + 0.78, format_gflops(cell.cublas_gflops),
+                      ha="center", va="center", fontsize=SMALL, color=ink, gid="map-cublas")
+    centres = [i + 0.5 for i in range(sides)]
+    axes.set_xticks(centres)
+    axes.set_xticklabels([str(n) for n in MAP_SIDES])
+    axes.xaxis.tick_top()
+    axes.set_yticks(centres)
+    axes.set_yticklabels([str(s) for s in MAP_SIDES])
+    axes.tick_params(length=0, colors=ink, labelsize=TEXT - 1)
+    axes.set_xlabel("N", color=ink, fontsize=TEXT, labelpad=4)
+    axes.xaxis.set_label_position("top")
+    axes.set_ylabel("M", color=ink, fontsize=TEXT, rotation=0, labelpad=14, va="center")
+
+
+def _series(cells, key: str) -> list[float]:
+    return [getattr(c, key) if c.measured else math.nan for c in cells]
+
+
+def _k_axis(axes, labelled: bool) -> None:
+    ks = list(SWEEP_KS)
+    axes.set_xscale("log", base=2)
+    axes.set_xticks(ks)
+    axes.set_xticklabels([str(k) for k in ks] if labelled else [])
+    axes.minorticks_off()
+    axes.set_xlim(ks[0] / 1.3, ks[-1] * 1.3)
+    axes.tick_params(labelsize=TEXT - 1)
+
+
+def _draw_sweep(pct, rate, m: TailMap, theme: dict) -> None:
+    """(b): % of cuBLAS over K above, cuBLAS's GFLOP/s over K below."""
+    ink, grid = theme["ink"], theme["grid"]
+    ks = list(SWEEP_KS)
+    share = _series(m.sweep, "pct")
+    for axes in (pct, rate):
+        style_axes(axes, theme)
+    pct.axhline(100.0, color=grid, lw=1.2, ls="--", zorder=1)
+    pct.plot(ks, share, color=ABOVE, marker="o", lw=1.8, gid="map-pct-line")
+    rate.plot(ks, _series(m.sweep, "cublas_gflops"), color=ink, marker="s", ms=4, lw=1.2,
+              gid="map-rate-line")
+    measured = [v for v in share if not math.isnan(v)]
+    pct_top = max([110.0] + [v * 1.08 for v in measured])
+    pct.set_ylim(0, pct_top)
+    pct.set_yticks([25 * i for i in range(int(pct_top // 25) + 1)])
+    # Three labelled rates, 0 to a round top above the highest: no tick
+    # outside the panel, where its label could meet the panel above.
+    rates = [c.cublas_gflops for c in m.sweep if c.measured]
+    rate_top = 10_000 * math.ceil(max(rates, default=10_000) / 10_000)
+    rate.set_ylim(0, rate_top)
+    rate.set_yticks([0, rate_top / 2, rate_top])
+    rate.yaxis.set_major_formatter(thousands)
+    _k_axis(pct, labelled=False)
+    _k_axis(rate, labelled=True)
+    rate.set_xlabel("K", color=ink, fontsize=TEXT)
+    pct.set_ylabel("% of cuBLAS", color=ink, fontsize=TEXT)
+    rate.set_ylabel("cuBLAS\nGFLOP/s", color=ink, fontsize=TEXT)
+    pct.set_title(f"(b) M = N = {SWEEP_MN}, over K", color=ink, fontsize=TEXT, loc="left",
+                  pad=8)
+
+
+def draw_tail_map(m: TailMap, mode: str) -> bytes:
+    with plt.rc_context(RC):
+        return svg(tail_map_figure(m, mode))
