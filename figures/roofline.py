@@ -17,6 +17,10 @@ line; ladder_tools.results) and, dashed, the theoretical FMA peak
   that every operand load reaches L2/DRAM, one float of A and one of B per
   multiply-add, 2 FLOP per 8 bytes.
 
+Part II's chapters are not drawn: they run on the tensor cores, whose
+ceiling this roofline of the FMA units does not have (figures/ladder.py
+shows them on a scale of their own).
+
 This intensity counts the global loads the tiling issues: an upper bound on
 DRAM traffic, of which L2 (and for 01 to 03, L1) absorbs much. A point above
 the bandwidth slope is a chapter whose loads the caches served.
@@ -33,6 +37,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from figures.ladder import part_of
 from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, describe, find_variant
@@ -140,8 +145,8 @@ def chapter_point(repo_root: Path, build: Path, slug: str,
 def roofline_data(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU,
                   size: tuple[int, int, int] = results.HEADLINE_SIZE
                   ) -> tuple[Roofline | None, list[Path], list[results.ChapterResult]]:
-    """The roofline of ``gpu``: its baseline's ceilings and every chapter
-    with a timed result at ``size``; with the files read and the results
+    """The roofline of ``gpu``: its baseline's ceilings and every Part I
+    chapter with a timed result at ``size``; with the files read and the results
     used (to track and to mark stale). None when the baseline lacks a
     ceiling or no chapter was measured."""
     root = results.results_root(repo_root)
@@ -150,6 +155,8 @@ def roofline_data(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
     peak, bandwidth = baseline.get("fma_peak_gflops"), baseline.get("copy_bandwidth_gbs")
     points, used = [], []
     for slug in results.chapter_slugs(repo_root):
+        if part_of(slug) != 1:
+            continue  # the tensor cores' chapters: above this roof, not under it
         read.append(results.chapter_result_path(root, gpu, slug))
         result = results.load_chapter_result(root, gpu, slug, repo_root)
         entry = result.timed_at(size) if result else None

@@ -498,11 +498,14 @@ def test_constants_that_do_not_tile_the_block_are_refused():
 
 from matplotlib.text import Text  # noqa: E402
 
-from figures import roofline  # noqa: E402
+from figures import ladder, roofline  # noqa: E402
 from ladder_tools.results import results_root  # noqa: E402
 
 #: The H200's results, under $LADDER_RESULTS_DIR when set, as the book reads them.
 H200 = results_root(ROOT) / "h200"
+#: The roofline is the FMA units': Part II's chapters (the tensor cores) are not on it.
+ROOFLINE_CHAPTERS = [(slug, binary) for slug, binary in TILING_CHAPTERS
+                     if ladder.part_of(slug) == 1]
 
 
 def roofline_or_skip():
@@ -570,7 +573,7 @@ def test_the_roofline_is_legible(mode):
                      in combinations(boxes, 2) if overlaps(box_a, box_b)]
         labelled = {part for t in texts if (t.get_gid() or "").startswith("label-")
                     for part in t.get_text().split(", ")}
-        problems += [f"{slug} has no label" for slug, _ in TILING_CHAPTERS
+        problems += [f"{slug} has no label" for slug, _ in ROOFLINE_CHAPTERS
                      if slug.split("-")[0] not in labelled]
         assert not problems, "\n".join(problems)
         assert roofline.draw_roofline(found, mode).startswith(b"<?xml")
@@ -585,8 +588,8 @@ def test_each_chapter_sits_at_its_tiles_intensity_and_its_measured_rate():
         (main,) = [a for a in figure.axes if a.get_gid() == "roofline-axes"]
         (dots,) = [c for c in main.collections if c.get_gid() == "chapters"]
         drawn_points = [tuple(p) for p in dots.get_offsets()]
-        assert len(drawn_points) == len(TILING_CHAPTERS)
-        for slug, binary in TILING_CHAPTERS:
+        assert len(drawn_points) == len(ROOFLINE_CHAPTERS)
+        for slug, binary in ROOFLINE_CHAPTERS:
             x, y = expected_intensity(slug, binary), measured_at_4096(slug)
             assert any(abs(px - x) < 1e-9 * x and abs(py - y) < 1e-6 * y
                        for px, py in drawn_points), f"{slug} is not drawn at ({x}, {y})"
@@ -597,6 +600,26 @@ def test_each_chapter_sits_at_its_tiles_intensity_and_its_measured_rate():
             assert {tuple(p) for p in near.get_offsets()} <= set(drawn_points)
     finally:
         plt.close(figure)
+
+
+def test_the_roofline_leaves_out_part_ii(tmp_path, monkeypatch):
+    """A tensor-core chapter's result is above the FMA roof, not under it:
+    the roofline draws Part I's chapters only."""
+    if not (BUILD / "bin" / "12-final").is_file() or not (H200 / "baseline.json").is_file():
+        pytest.skip("needs build/bin/12-final and the H200's baseline")
+    folder = tmp_path / "h200" / "chapters"
+    folder.mkdir(parents=True)
+    (tmp_path / "h200" / "baseline.json").write_text((H200 / "baseline.json").read_text())
+    (folder / "12-final.json").write_text((H200 / "chapters" / "12-final.json").read_text())
+    part_ii = json.loads((H200 / "chapters" / "12-final.json").read_text())
+    part_ii["chapter"] = "14-tf32"
+    for entry in part_ii["sizes"]:
+        entry["gflops"] *= 3
+    (folder / "14-tf32.json").write_text(json.dumps(part_ii))
+    monkeypatch.setenv("LADDER_RESULTS_DIR", str(tmp_path))
+    found, _, used = roofline.roofline_data(ROOT, BUILD, "h200")
+    assert [p.slug for p in found.points] == ["12-final"]
+    assert [r.data["chapter"] for r in used] == ["12-final"]
 
 
 def test_the_chapters_intensities_are_the_tilings():
