@@ -122,7 +122,7 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str):
         _panel(axes, parts[part], chapter_labels, bars, part, theme)
         if len(shown) > 1:
             axes.set_title(PART_TITLES[part], fontsize="medium", color=theme["ink"])
-    first, last = panels[0][0], panels[0][-1]
+    first = panels[0][0]
     first.set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
     # One legend for both panels: each GPU's bars and every line, once.
     handles, names = {}, []
@@ -132,11 +132,14 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str):
                 handles[name] = handle
                 names.append(name)
     names.sort(key=lambda name: not isinstance(handles[name], BarContainer))  # bars first
-    drawn = last.legend([handles[n] for n in names], names, frameon=False, fontsize="small",
-                        loc="upper left", bbox_to_anchor=(1.04, 1.0))
+    figure.tight_layout()
+    # Below the panels, not beside them: the figure stays as narrow as its
+    # bars, which a phone's column then shrinks less.
+    drawn = figure.legend([handles[n] for n in names], names, frameon=False,
+                          fontsize="small", loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                          ncols=2)
     for text in drawn.get_texts():
         text.set_color(theme["ink"])
-    figure.tight_layout()
     return figure
 
 
