@@ -41,14 +41,14 @@ DASH = "\u2013"
 WIDTH = 5.4
 LEFT = 0.34
 RIGHT = 0.06
-GAP_CELLS = 0.7
+GAP_CELLS = 1.0
 TOP = 0.1
 TITLE_ROOM = 0.36
 INDEX_ROOM = 0.26
-LANE_TEXT = 10.5
-REGISTER_TEXT = 6.5
-SMALL = 9.5
-TITLE = 11
+LANE_TEXT = 12
+REGISTER_TEXT = 6
+SMALL = 10.5
+TITLE = 12
 
 #: Where a tile sits in the figure: (first row, first column) in cells, the
 #: rows counted down from B's top and the columns from A's left.
@@ -137,7 +137,7 @@ def _draw_tile(axes, t: Tile, theme: dict) -> None:
                          zorder=1)
         cell.set_gid(f"cell-g{lane_group(e.lane)}")
         axes.add_patch(cell)
-        axes.text(e.col + 0.37, e.row + 0.4, str(e.lane), ha="center", va="center",
+        axes.text(e.col + 0.35, e.row + 0.4, str(e.lane), ha="center", va="center",
                   fontsize=LANE_TEXT, color=ink, zorder=3, gid="lane")
         axes.text(e.col + 0.98, e.row + 0.99, f"{PREFIX[t.name]}{e.register}", ha="right",
                   va="bottom", fontsize=REGISTER_TEXT, color=ink, zorder=3, gid="register")
