@@ -9,6 +9,10 @@ follows from which constants the chapter has:
 - WM and WN (warp tiling): the block tile in warp tiles, and one warp tile
   magnified, in its WMITER x WNITER sub-tiles of WSUBM x WSUBN, each cut in
   the lanes' TM x TN blocks; one thread's blocks (one per sub-tile) marked;
+- WM, WN and MMA_M, MMA_N (the tensor cores, Part II): the same, the
+  sub-tiles being the MI x NI mma tiles of MMA_M x MMA_N, in which each lane
+  holds the elements of C that its accumulators hold: which, the chapter's
+  own c_frag_row and c_frag_col say, through build/bin/fragmap;
 - BM, BN and TM (TN, or 1): the block tile in the threads' TM x TN results,
   the warps (32 consecutive threads) outlined;
 - BLOCK only: one element per thread, and the way a warp's 32 lanes walk C,
@@ -28,7 +32,8 @@ from matplotlib.collections import LineCollection
 from matplotlib.patches import ConnectionPatch, Patch, Rectangle
 
 from figures.style import GPU_COLOURS, RC, THEMES, svg
-from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
+from ladder_tools.fragmap import run_fragmap, tile
 
 #: The warp and thread that are marked: warp 1, and its lane 9 (thread 41),
 #: which is off the block's first row and column in every chapter.
@@ -72,6 +77,11 @@ class Tiling:
     #: the block tile ("row") or down a column ("column").
     walk: str = "row"
     constants: dict = field(default_factory=dict)
+    #: The tensor cores: (MMA_M, MMA_N), the shape of one mma tile of C, and
+    #: for each lane the (row, column) of the tile that its accumulators
+    #: hold; None for the FMA chapters.
+    mma: tuple[int, int] | None = None
+    fragment: tuple[tuple[tuple[int, int], ...], ...] | None = None
 
     @property
     def warps(self) -> int:
@@ -91,6 +101,14 @@ class Tiling:
         """The rectangles of the block tile that thread ``tid`` computes, by
         the kernel's thread map (thread_row / thread_col, lane_row /
         lane_col)."""
+        if self.mma is not None:
+            wm, wn, mi_count, ni_count = self.warp_tile
+            warp, lane = divmod(tid, self.warp_size)
+            warp_row, warp_col = divmod(warp, self.bn // wn)
+            return [(warp_row * wm + mi * self.mma[0] + row, warp_col * wn + ni * self.mma[1]
+                     + col, rows, cols)
+                    for mi in range(mi_count) for ni in range(ni_count)
+                    for row, col, rows, cols in _runs(self.fragment[lane])]
         if self.warp_tile is not None:
             wm, wn, wmiter, wniter = self.warp_tile
             warp, lane = divmod(tid, self.warp_size)
@@ -139,6 +157,18 @@ class Tiling:
                                       "rectangle")
 
 
+def _runs(elements) -> list[Rect]:
+    """A lane's elements of an mma tile as rectangles: each run of
+    neighbouring columns in one row ((2, 2), (2, 3) -> (2, 2, 1, 2))."""
+    rects: list[Rect] = []
+    for row, col in sorted(elements):
+        if rects and rects[-1][0] == row and rects[-1][1] + rects[-1][3] == col:
+            rects[-1] = (row, rects[-1][1], 1, rects[-1][3] + 1)
+        else:
+            rects.append((row, col, 1, 1))
+    return rects
+
+
 def lane_walk(source: str) -> str:
     """How the lanes of a warp (consecutive threadIdx.x) walk the block tile,
     from a kernel's source: "column" when it takes the row of C from
@@ -169,9 +199,11 @@ def lane_walk(source: str) -> str:
 
 
 def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = None,
-              source: str = "") -> Tiling:
+              source: str = "", fragment=None) -> Tiling:
     """The Tiling that a chapter's --describe constants describe (``source``,
-    the kernel's text, is read only for a block of one element per thread)."""
+    the kernel's text, is read only for a block of one element per thread;
+    ``fragment``, each lane's elements of an mma tile of C, only for a
+    chapter with MMA_M and MMA_N)."""
     c = constants
     if "BM" in c and "BN" in c:
         bm, bn, names = c["BM"], c["BN"], ("BM", "BN")
@@ -186,6 +218,19 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
     if not threads:
         raise TilingError(f"{chapter}: no NUM_THREADS and no threads per block")
     warp_size = c.get("WARP_SIZE", 32)
+    if "MMA_M" in c and "MMA_N" in c and "WM" in c and "WN" in c:
+        if fragment is None or len(fragment) != warp_size:
+            raise TilingError(f"{chapter}: an mma tiling needs each lane's elements of C")
+        shapes = {(rows, cols) for lane in fragment for _, _, rows, cols in _runs(lane)}
+        if len(shapes) != 1:
+            raise TilingError(f"{chapter}: the lanes' pieces of an mma tile differ in shape")
+        (tm, tn), = shapes
+        mma = (c["MMA_M"], c["MMA_N"])
+        tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size,
+                        (c["WM"], c["WN"], c["WM"] // mma[0], c["WN"] // mma[1]), "row",
+                        dict(c), mma, tuple(tuple(lane) for lane in fragment))
+        tiling.check()
+        return tiling
     warp_tile = None
     if "WM" in c and "WN" in c:
         wniter = c.get("WNITER", 1)
@@ -205,12 +250,26 @@ def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, lis
     path, variant = find_variant(repo_root, build, slug)
     sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
     text = "\n".join(p.read_text() for p in sources if p.is_file())
+    fragment, read = None, [path, *sources]
+    if "MMA_M" in variant["constants"]:
+        tool = require_binary(build, "fragmap")
+        fragment = c_fragment(run_fragmap(tool))
+        read.append(tool)
     try:
         tiling = tiling_of(slug, variant["constants"],
-                           (variant.get("kernel") or {}).get("threads_per_block"), text)
+                           (variant.get("kernel") or {}).get("threads_per_block"), text,
+                           fragment)
     except TilingError as error:
         raise AnalysisError(str(error)) from error
-    return tiling, [path, *sources]
+    return tiling, read
+
+
+def c_fragment(report: dict) -> list[list[tuple[int, int]]]:
+    """Each lane's elements of the C tile, from a fragmap report."""
+    lanes: list[list[tuple[int, int]]] = [[] for _ in range(32)]
+    for element in tile(report, "C")["elements"]:
+        lanes[element["lane"]].append((element["row"], element["col"]))
+    return lanes
 
 
 # -- Words ----------------------------------------------------------------------
@@ -236,6 +295,18 @@ def thread_words(t: Tiling) -> str:
     return _pair("TM", "TN", t.tm, t.tn)
 
 
+def mma_words(t: Tiling) -> str:
+    """What the marked lane holds of each mma tile: 'lane 9 holds rows 2 and
+    10, columns 2-3, of each'."""
+    pieces = _runs(t.fragment[MARKED_LANE])
+    rows = sorted({row for row, _, _, _ in pieces})
+    cols = sorted({(col, col + n - 1) for _, col, _, n in pieces})
+    col_words = ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in cols)
+    return (f"lane {MARKED_LANE} holds rows {' and '.join(map(str, rows))}, "
+            f"column{'s' if len(cols) > 1 or cols[0][1] > cols[0][0] else ''} {col_words}, "
+            "of each")
+
+
 def walk_words(t: Tiling) -> str:
     """How warp MARKED_WARP's lanes walk C, for one-element threads."""
     (row, col, _, _), = t.owned(t.marked_thread - MARKED_LANE)
@@ -250,6 +321,13 @@ def alt_text(t: Tiling) -> str:
     """What the figure shows, with its numbers, for the image's alt text."""
     tid = t.marked_thread
     words = f"{t.chapter}: the {block_words(t)}"
+    if t.mma is not None:
+        wm, wn, mi, ni = t.warp_tile
+        words += (f", split into {t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN "
+                  f"= {wm} {TIMES} {wn}, one per warp. Warp {MARKED_WARP}'s tile, magnified, "
+                  f"is {mi} {TIMES} {ni} mma tiles of {t.mma[0]} {TIMES} {t.mma[1]}; "
+                  f"{mma_words(t)}.")
+        return words
     if t.warp_tile is not None:
         wm, wn, wmiter, wniter = t.warp_tile
         words += (f", split into {t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN "
@@ -332,6 +410,7 @@ def tiling_figure(t: Tiling, mode: str):
     theme = THEMES[mode]
     ink, grid = theme["ink"], theme["grid"]
     warp_tiled = t.warp_tile is not None
+    tensor = t.mma is not None
     tid = t.marked_thread
     mine = t.owned(tid)
 
@@ -352,13 +431,21 @@ def tiling_figure(t: Tiling, mode: str):
         below_block = None
         zoom_w = width_of(wm, wn)
         panels.append(("warp", zoom_w, zoom_w * wm / wn))
-        below_zoom = (f"Warp {MARKED_WARP}'s tile, magnified: WMITER {TIMES} WNITER = "
-                      f"{wmiter} {TIMES} {wniter}\nsub-tile{'s' if wmiter * wniter > 1 else ''} "
-                      f"of WSUBM {TIMES} WSUBN = {sub_m} {TIMES} {sub_n}, each cut\n"
-                      f"in {sub_m // t.tm} {TIMES} {t.lanes_n} lanes' blocks of "
-                      f"{thread_words(t)}")
-        thread_label = (f"thread {tid} (lane {MARKED_LANE}): {wmiter * wniter} "
-                        f"block{'s' if wmiter * wniter > 1 else ''} of {thread_words(t)}")
+        if tensor:
+            below_zoom = (f"Warp {MARKED_WARP}'s tile, magnified: MI {TIMES} NI = "
+                          f"{wmiter} {TIMES} {wniter}\nmma tiles of MMA_M {TIMES} MMA_N = "
+                          f"{sub_m} {TIMES} {sub_n};\n{mma_words(t)}")
+            per_tile = len(_runs(t.fragment[MARKED_LANE]))
+            thread_label = (f"thread {tid} (lane {MARKED_LANE}): {per_tile} pieces of "
+                            f"{t.tm} {TIMES} {t.tn}\nin each of the {wmiter * wniter} mma tiles")
+        else:
+            below_zoom = (f"Warp {MARKED_WARP}'s tile, magnified: WMITER {TIMES} WNITER = "
+                          f"{wmiter} {TIMES} {wniter}\nsub-tile"
+                          f"{'s' if wmiter * wniter > 1 else ''} of WSUBM {TIMES} WSUBN = "
+                          f"{sub_m} {TIMES} {sub_n}, each cut\nin {sub_m // t.tm} {TIMES} "
+                          f"{t.lanes_n} lanes' blocks of {thread_words(t)}")
+            thread_label = (f"thread {tid} (lane {MARKED_LANE}): {wmiter * wniter} "
+                            f"block{'s' if wmiter * wniter > 1 else ''} of {thread_words(t)}")
     else:
         block_title += f"{t.threads} threads of {thread_words(t)}"
         below_block = walk_words(t).replace(": ", ":\n", 1) if t.tm * t.tn == 1 else None
@@ -371,7 +458,7 @@ def tiling_figure(t: Tiling, mode: str):
         heights.append(BELOW_GAP + _lines(below_block) * LINE)
     if warp_tiled:
         heights.append(0.75 + panels[1][2] + BELOW_GAP + _lines(below_zoom) * LINE)
-    heights.append(0.15 + 2 * LINE + 0.1)   # the key
+    heights.append(0.15 + (3 if tensor else 2) * LINE + 0.1)   # the key
     total = sum(heights)
 
     with plt.rc_context(RC):
@@ -435,7 +522,11 @@ def tiling_figure(t: Tiling, mode: str):
             zoom = add_panel(y, zoom_w, panels[1][2], "warp-panel")
             top, left, _, _ = t.warp_rect(MARKED_WARP)
             _rect(zoom, (0, 0, wm, wn), "warp-zoom", fc=WARP_COLOUR, alpha=0.25, ec="none")
-            _grid(zoom, 0, 0, wm, wn, t.tm, t.tn, grid, 0.6, "lane-lines")
+            if tensor:
+                # Lines between the halves of each mma tile (rows g and g + 8).
+                _grid(zoom, 0, 0, wm, wn, sub_m // 2, sub_n, grid, 0.6, "lane-lines")
+            else:
+                _grid(zoom, 0, 0, wm, wn, t.tm, t.tn, grid, 0.6, "lane-lines")
             for i in range(wmiter):
                 for j in range(wniter):
                     _rect(zoom, (i * sub_m, j * sub_n, sub_m, sub_n), "subtile", fc="none",

@@ -354,6 +354,8 @@ def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
     problems = text_problems(figure, renderer, mode)
     bm, bn = (c["BM"], c["BN"]) if "BM" in c else (c["BLOCK"], c["BLOCK"])
     tm, tn = c.get("TM", 1), c.get("TN", 1)
+    if "MMA_M" in c:
+        tm, tn = 1, 2  # the PTX ISA's C fragment: two neighbours of one row
     threads = c.get("NUM_THREADS", bm * bn // (tm * tn))
     block = panel(figure, "block-panel")
     # The block: BM x BN in data units, and BN / BM on the page.
@@ -370,7 +372,34 @@ def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
         if label not in texts:
             problems.append(f"no label {label!r}")
     tid = 32 + 9  # the marked thread: warp 1, lane 9
-    if "WM" in c:
+    if "MMA_M" in c:
+        wm, wn, mma_m, mma_n = c["WM"], c["WN"], c["MMA_M"], c["MMA_N"]
+        tiles = patches(figure, "warp-tile")
+        if len(tiles) != (bm // wm) * (bn // wn):
+            problems.append(f"{len(tiles)} warp tiles, not (BM/WM)*(BN/WN)")
+        problems += [f"a warp tile is {size(t)}, not WM x WN = {wm} x {wn}"
+                     for t in tiles if size(t) != (wm, wn)]
+        subtiles = patches(figure, "subtile")
+        if len(subtiles) != c["MI"] * c["NI"]:
+            problems.append(f"{len(subtiles)} mma tiles, not MI*NI = {c['MI'] * c['NI']}")
+        problems += [f"an mma tile is {size(s)}, not {mma_m} x {mma_n}"
+                     for s in subtiles if size(s) != (mma_m, mma_n)]
+        # The PTX ISA's layout of C for m16n8k8: lane 4g + t holds rows g and
+        # g + 8, columns 2t and 2t + 1, of every mma tile of its warp.
+        warp, lane = divmod(tid, 32)
+        g, t = divmod(lane, 4)
+        warp_row, warp_col = divmod(warp, c["WARPS_N"])
+        expected = sorted((warp_row * wm + i * mma_m + g + 8 * half,
+                           warp_col * wn + j * mma_n + 2 * t)
+                          for i in range(c["MI"]) for j in range(c["NI"]) for half in (0, 1))
+        in_block = sorted(corner(p) for p in patches(figure, "thread-in-block"))
+        if in_block != expected:
+            problems.append(f"thread {tid}'s pieces are drawn at {in_block}, the PTX ISA "
+                            f"puts them at {expected}")
+        zoomed = patches(figure, "thread")
+        if len(zoomed) != 2 * c["MI"] * c["NI"]:
+            problems.append(f"{len(zoomed)} pieces of the thread in the warp tile")
+    elif "WM" in c:
         wm, wn = c["WM"], c["WN"]
         tiles = patches(figure, "warp-tile")
         if len(tiles) != (bm // wm) * (bn // wn):
