@@ -23,12 +23,13 @@ inline const char* broken_rule(const char* sentence) { return sentence; }
 /// are Tiling's (see there).
 /// @return nullptr when the sizes meet every rule, otherwise the first rule broken.
 constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int STAGES, int PRODUCTS,
-                                   int GROUP_M, int STEP_SUMS) {
+                                   int GROUP_M, int STEP_SUMS, int PADDED) {
   if (BM < 1 || BN < 1 || BK < 1 || WM < 1 || WN < 1 || STAGES < 2 || GROUP_M < 1) {
     return broken_rule("tile sizes and GROUP_M must be positive, and STAGES at least 2");
   }
   if (PRODUCTS != 1 && PRODUCTS != 3) return broken_rule("PRODUCTS is 1 (TF32) or 3 (3xTF32)");
   if (STEP_SUMS != 0 && STEP_SUMS != 1) return broken_rule("STEP_SUMS is 0 or 1");
+  if (PADDED != 0 && PADDED != 1) return broken_rule("PADDED is 0 or 1");
   if (WM % 16 != 0 || WN % 8 != 0 || BK % 8 != 0) {
     return broken_rule("a warp tile is whole 16 x 8 mma tiles, and BK whole steps of 8");
   }
@@ -64,8 +65,10 @@ constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int S
 ///         accumulators, across all of K; 1: they sum one step's products
 ///         (8 of K) from zero, and an FP32 addition adds that into the
 ///         accumulators (chapter 15: the tensor cores' additions truncate)
+/// @tparam PADDED_ 1: rows of As and Bs padded as [strides] derives; 0: not
+///         padded, to measure the conflicts the pads remove
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int PRODUCTS_, int GROUP_M_,
-          int STEP_SUMS_ = 0>
+          int STEP_SUMS_ = 0, int PADDED_ = 1>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -76,6 +79,7 @@ struct Tiling {
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int GROUP_M = GROUP_M_;
   static constexpr int STEP_SUMS = STEP_SUMS_;
+  static constexpr int PADDED = PADDED_;
 
   static constexpr int WARP_SIZE = 32;
   /// The shape of one mma.sync.m16n8k8: a 16 x 8 tile of C from a 16 x 8
@@ -99,9 +103,11 @@ struct Tiling {
   // Bs: bank (t * B_STRIDE + g) % 32, so the 4 values of t need rows 8
   // banks apart, B_STRIDE % 32 in {8, 24}; BN + 8 is one when BN % 16 == 0.
   // Both strides stay multiples of 4 floats, so every 16-byte copy lands
-  // aligned.
-  static constexpr int A_PAD = 4;
-  static constexpr int B_PAD = 8;
+  // aligned. Unpadded (A_STRIDE = 32, B_STRIDE = 128 at the chosen sizes),
+  // all 8 groups of an A load hit the same 4 banks and the 4 places of a B
+  // load the same 8: 8-way and 4-way conflicts.
+  static constexpr int A_PAD = PADDED ? 4 : 0;
+  static constexpr int B_PAD = PADDED ? 8 : 0;
   static constexpr int A_STRIDE = BK + A_PAD;
   static constexpr int B_STRIDE = BN + B_PAD;
   // [end]
@@ -112,9 +118,11 @@ struct Tiling {
   static constexpr int A_COPIES = BM * BK / 4 / NUM_THREADS;
   static constexpr int B_COPIES = BK * BN / 4 / NUM_THREADS;
 
-  static_assert(tiling_error(BM, BN, BK, WM, WN, STAGES, PRODUCTS, GROUP_M, STEP_SUMS) == nullptr,
+  static_assert(tiling_error(BM, BN, BK, WM, WN, STAGES, PRODUCTS, GROUP_M, STEP_SUMS, PADDED) ==
+                    nullptr,
                 "the tile sizes break a rule of tiling_error()");
-  static_assert(A_STRIDE % 8 == 4 && B_STRIDE % 16 == 8, "the pads of [strides] must hold");
+  static_assert(!PADDED || (A_STRIDE % 8 == 4 && B_STRIDE % 16 == 8),
+                "the pads of [strides] must hold");
 };
 // [end]
 
@@ -122,6 +130,9 @@ struct Tiling {
 /// The configuration this chapter runs: a 128 x 128 block tile of four warps,
 /// each 64 x 64 (4 x 8 mma tiles), BK = 32, three stages.
 using Chosen = Tiling<128, 128, 32, 64, 64, 3, 1, 8>;
+/// The same tiling with no pads: the fragment loads' bank conflicts that
+/// [strides] derives, there to be measured.
+using Unpadded = Tiling<128, 128, 32, 64, 64, 3, 1, 8, 0, 0>;
 // [end]
 
 // [fragments]
@@ -540,6 +551,7 @@ std::vector<ladder::Constant> constants() {
           {"PRODUCTS", T::PRODUCTS},
           {"GROUP_M", T::GROUP_M},
           {"STEP_SUMS", T::STEP_SUMS},
+          {"PADDED", T::PADDED},
           {"WARP_SIZE", T::WARP_SIZE},
           {"MMA_M", T::MMA_M},
           {"MMA_N", T::MMA_N},
@@ -574,7 +586,9 @@ inline ladder::Chapter chapter() {
   return {"14-tf32",
           "TF32 on mma.sync",
           __FILE__,
-          {variant<Chosen>(ladder::kDefaultVariant, "TF32 on mma.sync", ladder::Arithmetic::kTf32)},
+          {variant<Chosen>(ladder::kDefaultVariant, "TF32 on mma.sync", ladder::Arithmetic::kTf32),
+           variant<Unpadded>("unpadded", "TF32 on mma.sync, shared memory not padded",
+                             ladder::Arithmetic::kTf32)},
           true};
 }
 // [end]

@@ -60,7 +60,7 @@ struct Constant {
 /// What a variant's arithmetic promises, and so how close to an exact (FP64)
 /// product its result must come: FP32 throughout (Part I, and 3xTF32), or
 /// products of inputs rounded to TF32, 10 mantissa bits, as the tensor cores
-/// take them (see accuracy.hpp).
+/// take them (the tolerances in the harness's accuracy header).
 enum class Arithmetic { kFp32, kTf32 };
 
 /// The name of a chapter's own variant, the first of its list.
