@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bank_json.hpp"
 #include "chapters/14-tf32/kernel.cuh"
 
 namespace {
@@ -205,19 +206,6 @@ ladder::Json load_json(const Load& load) {
     entry.set("bank", a.bank[lane]);
     lanes.push(std::move(entry));
   }
-  ladder::Json phases = ladder::Json::array();
-  for (int p = 0; p < a.phase_count; ++p) {
-    const ladder::bank::Phase& phase = a.phases[p];
-    ladder::Json words = ladder::Json::array();
-    for (int count : phase.words_per_bank) words.push(ladder::Json::number(count));
-    ladder::Json entry = ladder::Json::object();
-    entry.set("first_lane", phase.first_lane);
-    entry.set("lanes", phase.lanes);
-    entry.set("active_lanes", phase.active_lanes);
-    entry.set("words_per_bank", std::move(words));
-    entry.set("wavefronts", phase.wavefronts);
-    phases.push(std::move(entry));
-  }
   ladder::Json out = ladder::Json::object();
   out.set("name", load.name);
   out.set("what", load.what);
@@ -225,13 +213,9 @@ ladder::Json load_json(const Load& load) {
   out.set("layout", load.layout);
   out.set("register", load.reg);
   out.set("stride", load.stride);
-  out.set("width_bytes", a.width_bytes);
-  out.set("group_size", a.group_size);
-  out.set("wavefronts", a.wavefronts);
-  out.set("ideal_wavefronts", a.ideal_wavefronts);
-  out.set("conflict_degree", a.conflict_degree());
+  tools::set_totals(out, a);
   out.set("lanes", std::move(lanes));
-  out.set("phases", std::move(phases));
+  out.set("phases", tools::phases_json(a));
   return out;
 }
 
