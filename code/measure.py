@@ -177,15 +177,25 @@ def baseline(build_dir: Path, out: Path) -> None:
     say(done.stdout.strip() or done.stderr.strip())
 
 
-def extra_sizes(program: Program) -> list[str]:
-    """Sizes a chapter asks to be measured at besides the standard ones, one
-    or more per line in chapters/<chapter>/extra-sizes (# starts a comment);
-    its variants are measured at them too."""
-    listing = ROOT / "chapters" / program.chapter / "extra-sizes"
+def read_sizes(listing: Path) -> list[str]:
+    """The sizes in a list of sizes, one or more per line (# starts a comment)."""
     if not listing.exists():
         return []
     lines = [line.split("#")[0] for line in listing.read_text().splitlines()]
     return " ".join(lines).split()
+
+
+def extra_sizes(program: Program) -> list[str]:
+    """Sizes a chapter asks to be measured at besides the standard ones:
+    chapters/<chapter>/extra-sizes for the chapter and its variants, and
+    chapters/<chapter>/own-sizes for the chapter's own binary alone (sizes
+    a figure of the chapter's kernel needs, which its variants would only
+    make the run longer)."""
+    folder = ROOT / "chapters" / program.chapter
+    sizes = read_sizes(folder / "extra-sizes")
+    if program.name == program.chapter:
+        sizes += read_sizes(folder / "own-sizes")
+    return sizes
 
 
 def benchmark(program: Program, out: Path, sizes: list[str]) -> dict:

@@ -12,8 +12,8 @@ each measured size's ``pct_cublas`` and ``cublas_gflops``. Two panels:
 
 A size the result does not hold, or holds untimed, is a grey cell with a
 dash, or a gap in the lines; a note under the figure counts them. The sizes
-are measured because chapters/13-tail/extra-sizes lists them (a test checks
-that it lists every one the standard sizes do not cover).
+are measured because chapters/13-tail/own-sizes and extra-sizes list them (a
+test checks that they list every one the standard sizes do not cover).
 """
 
 from __future__ import annotations
