@@ -10,8 +10,8 @@ computed by chapter 14's own functions. Two drawings:
   a group's row of A and C and its column of B stand out. Thick lines part
   the registers where they split a tile (A's four quarters, B's halves, C's
   upper and lower halves).
-- the loads: register 0 of the A and of the B fragment, each unpadded and
-  padded, as bank grids (figures/bankgrid.py): 32 banks across, a row per
+- the loads: register 0 of the A and of the B fragment, each unpadded,
+  padded and swizzled, as bank grids (figures/bankgrid.py): 32 banks across, a row per
   wavefront.
 """
 

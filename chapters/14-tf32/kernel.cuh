@@ -18,18 +18,28 @@ namespace ch14 {
 /// reaching it in a static_assert quotes the rule, as in Part I).
 inline const char* broken_rule(const char* sentence) { return sentence; }
 
+/// How the rows of the shared tiles As and Bs are laid out: kPlain, rows of
+/// BK (As) and BN (Bs) floats; kPadded, rows padded as [strides] derives;
+/// kSwizzled, rows of BK and BN floats whose 16-byte pieces are permuted as
+/// [smem-index] derives.
+enum Layout : int { kPlain = 0, kPadded = 1, kSwizzled = 2 };
+
 /// @brief Every rule that the tile sizes of the mma.sync kernel must meet, over
 /// plain ints; Tiling checks its own with it at compile time. The parameters
 /// are Tiling's (see there).
 /// @return nullptr when the sizes meet every rule, otherwise the first rule broken.
 constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int STAGES, int PRODUCTS,
-                                   int GROUP_M, int STEP_SUMS, int PADDED) {
+                                   int GROUP_M, int STEP_SUMS, int LAYOUT) {
   if (BM < 1 || BN < 1 || BK < 1 || WM < 1 || WN < 1 || STAGES < 2 || GROUP_M < 1) {
     return broken_rule("tile sizes and GROUP_M must be positive, and STAGES at least 2");
   }
   if (PRODUCTS != 1 && PRODUCTS != 3) return broken_rule("PRODUCTS is 1 (TF32) or 3 (3xTF32)");
   if (STEP_SUMS != 0 && STEP_SUMS != 1) return broken_rule("STEP_SUMS is 0 or 1");
-  if (PADDED != 0 && PADDED != 1) return broken_rule("PADDED is 0 or 1");
+  if (LAYOUT != kPlain && LAYOUT != kPadded && LAYOUT != kSwizzled)
+    return broken_rule("LAYOUT is kPlain, kPadded or kSwizzled");
+  if (LAYOUT == kSwizzled && (BK % 32 != 0 || BN % 32 != 0)) {
+    return broken_rule("a swizzled row needs BK and BN multiples of 32: 8 pieces to permute");
+  }
   if (WM % 16 != 0 || WN % 8 != 0 || BK % 8 != 0) {
     return broken_rule("a warp tile is whole 16 x 8 mma tiles, and BK whole steps of 8");
   }
@@ -65,10 +75,11 @@ constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int S
 ///         accumulators, across all of K; 1: they sum one step's products
 ///         (8 of K) from zero, and an FP32 addition adds that into the
 ///         accumulators (chapter 15: the tensor cores' additions truncate)
-/// @tparam PADDED_ 1: rows of As and Bs padded as [strides] derives; 0: not
-///         padded, to measure the conflicts the pads remove
+/// @tparam LAYOUT_ how rows of As and Bs are laid out (Layout): padded as
+///         [strides] derives, plain (to measure the conflicts the pads
+///         remove), or swizzled as [smem-index] derives
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int PRODUCTS_, int GROUP_M_,
-          int STEP_SUMS_ = 0, int PADDED_ = 1>
+          int STEP_SUMS_ = 0, int LAYOUT_ = kPadded>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int BN = BN_;
@@ -79,7 +90,7 @@ struct Tiling {
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int GROUP_M = GROUP_M_;
   static constexpr int STEP_SUMS = STEP_SUMS_;
-  static constexpr int PADDED = PADDED_;
+  static constexpr int LAYOUT = LAYOUT_;
 
   static constexpr int WARP_SIZE = 32;
   /// The shape of one mma.sync.m16n8k8: a 16 x 8 tile of C from a 16 x 8
@@ -106,8 +117,8 @@ struct Tiling {
   // aligned. Unpadded (A_STRIDE = 32, B_STRIDE = 128 at the chosen sizes),
   // all 8 groups of an A load hit the same 4 banks and the 4 places of a B
   // load the same 8: 8-way and 4-way conflicts.
-  static constexpr int A_PAD = PADDED ? 4 : 0;
-  static constexpr int B_PAD = PADDED ? 8 : 0;
+  static constexpr int A_PAD = LAYOUT == kPadded ? 4 : 0;
+  static constexpr int B_PAD = LAYOUT == kPadded ? 8 : 0;
   static constexpr int A_STRIDE = BK + A_PAD;
   static constexpr int B_STRIDE = BN + B_PAD;
   // [end]
@@ -118,10 +129,10 @@ struct Tiling {
   static constexpr int A_COPIES = BM * BK / 4 / NUM_THREADS;
   static constexpr int B_COPIES = BK * BN / 4 / NUM_THREADS;
 
-  static_assert(tiling_error(BM, BN, BK, WM, WN, STAGES, PRODUCTS, GROUP_M, STEP_SUMS, PADDED) ==
+  static_assert(tiling_error(BM, BN, BK, WM, WN, STAGES, PRODUCTS, GROUP_M, STEP_SUMS, LAYOUT) ==
                     nullptr,
                 "the tile sizes break a rule of tiling_error()");
-  static_assert(!PADDED || (A_STRIDE % 8 == 4 && B_STRIDE % 16 == 8),
+  static_assert(LAYOUT != kPadded || (A_STRIDE % 8 == 4 && B_STRIDE % 16 == 8),
                 "the pads of [strides] must hold");
 };
 // [end]
@@ -132,7 +143,9 @@ struct Tiling {
 using Chosen = Tiling<128, 128, 32, 64, 64, 3, 1, 8>;
 /// The same tiling with no pads: the fragment loads' bank conflicts that
 /// [strides] derives, there to be measured.
-using Unpadded = Tiling<128, 128, 32, 64, 64, 3, 1, 8, 0, 0>;
+using Unpadded = Tiling<128, 128, 32, 64, 64, 3, 1, 8, 0, kPlain>;
+/// The same tiling with rows swizzled instead of padded ([smem-index]).
+using Swizzled = Tiling<128, 128, 32, 64, 64, 3, 1, 8, 0, kSwizzled>;
 // [end]
 
 // [fragments]
@@ -155,15 +168,33 @@ __host__ __device__ constexpr int c_frag_col(int lane, int r) { return 2 * (lane
 // [end]
 
 // [smem-index]
+// Swizzled (kSwizzled), a row keeps BK or BN floats and its 16-byte pieces
+// trade places: piece p of row m of As is stored at piece p ^ (m % 8), and
+// piece p of row k of Bs at piece p ^ (2 * (k % 4)). The A fragment's lane
+// (g, t) reads row g (+8): its piece p lands at p ^ g, bank 4 * (p ^ g) + t,
+// and the 8 values of g give 8 different pieces: 32 banks. The B fragment's
+// lane (g, t) reads row t (+4), piece 2 * ni + g / 4 (plus a multiple of
+// 8): bank (4 * ((2 * ni + g / 4) ^ 2t) + g % 4) % 32, again 32 banks. A
+// piece stays 16 aligned bytes, and the 8 pieces of a group stay the same 8
+// pieces, so the copies land whole and without conflicts, as unpadded.
+
 /// Index in As (BM rows of A_STRIDE floats) of A tile element (m, k).
 template <class T>
 __host__ __device__ constexpr int as_index(int m, int k) {
-  return m * T::A_STRIDE + k;
+  if constexpr (T::LAYOUT == kSwizzled) {
+    return m * T::A_STRIDE + ((k / 4) ^ (m % 8)) * 4 + k % 4;
+  } else {
+    return m * T::A_STRIDE + k;
+  }
 }
 /// Index in Bs (BK rows of B_STRIDE floats) of B tile element (k, n).
 template <class T>
 __host__ __device__ constexpr int bs_index(int k, int n) {
-  return k * T::B_STRIDE + n;
+  if constexpr (T::LAYOUT == kSwizzled) {
+    return k * T::B_STRIDE + ((n / 4) ^ (2 * (k % 4))) * 4 + n % 4;
+  } else {
+    return k * T::B_STRIDE + n;
+  }
 }
 /// Index in As of register `r` of lane `lane`'s A fragment for mma tile row
 /// `mi` of warp row `warp_m`, at step `kk` (0 .. BK / 8 - 1) of the tile.
@@ -551,7 +582,7 @@ std::vector<ladder::Constant> constants() {
           {"PRODUCTS", T::PRODUCTS},
           {"GROUP_M", T::GROUP_M},
           {"STEP_SUMS", T::STEP_SUMS},
-          {"PADDED", T::PADDED},
+          {"LAYOUT", T::LAYOUT},
           {"WARP_SIZE", T::WARP_SIZE},
           {"MMA_M", T::MMA_M},
           {"MMA_N", T::MMA_N},
@@ -588,6 +619,8 @@ inline ladder::Chapter chapter() {
           __FILE__,
           {variant<Chosen>(ladder::kDefaultVariant, "TF32 on mma.sync", ladder::Arithmetic::kTf32),
            variant<Unpadded>("unpadded", "TF32 on mma.sync, shared memory not padded",
+                             ladder::Arithmetic::kTf32),
+           variant<Swizzled>("swizzled", "TF32 on mma.sync, shared memory swizzled",
                              ladder::Arithmetic::kTf32)},
           true};
 }

@@ -18,9 +18,10 @@ from pathlib import Path
 from ladder_tools.binaries import AnalysisError, tool_json
 
 #: The loads the bank figure draws: register 0 of the A and of the B
-#: fragment, each unpadded and then padded (the other registers' loads take
-#: the same wavefronts, as fragmap prints).
-SHOWN_LOADS = ("A.r0.unpadded", "A.r0.padded", "B.r0.unpadded", "B.r0.padded")
+#: fragment, each unpadded, padded and swizzled (the other registers' loads
+#: take the same wavefronts, as fragmap prints).
+SHOWN_LOADS = ("A.r0.unpadded", "A.r0.padded", "A.r0.swizzled", "B.r0.unpadded", "B.r0.padded",
+               "B.r0.swizzled")
 
 #: Lanes per group: lane = 4 * g + t, and the group g picks the row of A and
 #: C, and the column of B, that the lane holds.

@@ -11,11 +11,12 @@
 //   * the loads: one load instruction reads register r of every lane's
 //     fragment (a float from As or Bs, then rounded to TF32). For each r, the
 //     word each lane reads (a_frag_index, b_frag_index of warp 0's first mma
-//     tile at the stage's first step of 8) and its bank, with ch14::Chosen's
-//     padded strides and with unpadded ones (A_STRIDE = BK, B_STRIDE = BN),
-//     and the wavefronts the bank model (ladder/bank_model.hpp) counts. Other
-//     warps, mma tiles and steps add the same offset to every lane's index,
-//     which moves the banks round but does not change the count.
+//     tile at the stage's first step of 8) and its bank, in the three layouts
+//     of chapter 14's tilings: ch14::Chosen's padded rows, ch14::Unpadded's
+//     plain ones (A_STRIDE = BK, B_STRIDE = BN) and ch14::Swizzled's, and
+//     the wavefronts the bank model (ladder/bank_model.hpp) counts. Other
+//     warps, mma tiles and steps move the banks round but do not change the
+//     count (tests/cpp/test_fragments.cu checks every one).
 // Each load is reported in bankmap's JSON form (lanes, phases, wavefronts),
 // so figures/bankgrid.py draws it as it draws bankmap's accesses.
 #include <cstdint>
@@ -34,16 +35,8 @@ namespace {
 constexpr int kWarp = 32;
 
 using Padded = ch14::Chosen;
-
-/// Chosen with rows of As and Bs unpadded: what the [strides] comment
-/// compares the padding against. Everything else is Chosen's.
-template <class T>
-struct WithoutPadding : T {
-  static constexpr int A_STRIDE = T::BK;
-  static constexpr int B_STRIDE = T::BN;
-  static constexpr int A_STAGE_FLOATS = T::BM * A_STRIDE;
-};
-using Unpadded = WithoutPadding<ch14::Chosen>;
+using Unpadded = ch14::Unpadded;
+using Swizzled = ch14::Swizzled;
 
 // ------------------------------------------------------------------ tiles
 
@@ -104,7 +97,7 @@ struct Load {
   std::string name;  // "A.r0.padded"
   std::string what;
   std::string operand;  // "A" or "B"
-  std::string layout;   // "padded" or "unpadded"
+  std::string layout;   // "padded", "unpadded" or "swizzled"
   int reg;
   int stride;
   std::vector<LaneWord> lanes;
@@ -165,6 +158,8 @@ std::vector<Load> loads() {
   for (int r = 0; r < 2; ++r) all.push_back(b_load<Padded>("padded", r));
   for (int r = 0; r < 4; ++r) all.push_back(a_load<Unpadded>("unpadded", r));
   for (int r = 0; r < 2; ++r) all.push_back(b_load<Unpadded>("unpadded", r));
+  for (int r = 0; r < 4; ++r) all.push_back(a_load<Swizzled>("swizzled", r));
+  for (int r = 0; r < 2; ++r) all.push_back(b_load<Swizzled>("swizzled", r));
   return all;
 }
 

@@ -37,7 +37,7 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-fragments}``  option ``:show: tiles|loads`` (default tiles); body: the caption
     chapter 14's mma.sync.m16n8k8 tiles, each element labelled with the
     lane and register that hold it (tiles), or the bank grids of its A and
-    B fragment loads, unpadded and padded (loads); from build/bin/fragmap,
+    B fragment loads, unpadded, padded and swizzled (loads); from build/bin/fragmap,
     the chapter's own fragment functions (figures/fragments.py).
 ``{ladder-roofline}``  option ``:gpu:``; body: the caption
     the GPU's roofline (baseline.json's ceilings) with every chapter at its

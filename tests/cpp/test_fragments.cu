@@ -39,7 +39,8 @@ struct WithStrides : T {
   static constexpr int A_STAGE_FLOATS = T::BM * A_STRIDE;
   static constexpr int STAGE_FLOATS = A_STAGE_FLOATS + T::BK * B_STRIDE;
 };
-using Unpadded = WithStrides<Chosen, Chosen::BK, Chosen::BN>;
+using Unpadded = ch14::Unpadded;
+using Swizzled = ch14::Swizzled;
 
 // ------------------------------------------------------------------ the tiles
 
@@ -131,6 +132,7 @@ void check_fragments_cover_the_warps_tiles() {
 TEST(Chapter14Fragments, LoadsReadEachElementOfTheWarpsTilesOnce) {
   check_fragments_cover_the_warps_tiles<Chosen>();
   check_fragments_cover_the_warps_tiles<Unpadded>();
+  check_fragments_cover_the_warps_tiles<Swizzled>();
 }
 
 // --------------------------------------------------------- the loads, in banks
@@ -192,6 +194,48 @@ TEST(Chapter14Banks, UnpaddedLoadsAre8WayForAAnd4WayForB) {
   // A: the 8 groups g read rows g of 32 floats, all in the same 4 banks.
   // B: the 4 places t read rows t of 128 floats, all in the same 8 banks.
   check_every_load<Unpadded>(8, 4);
+}
+
+TEST(Chapter14Banks, SwizzledLoadsAreConflictFree) { check_every_load<Swizzled>(1, 1); }
+
+/// The layout of tiling T puts every element of a stage's As and Bs at its
+/// own index, inside the stage, and keeps each 16-byte piece that a copy
+/// writes whole and aligned: 4 consecutive floats starting at a multiple of 4.
+template <class T>
+void check_layout_is_a_placement() {
+  std::vector<int> used(T::STAGE_FLOATS, 0);
+  for (int m = 0; m < T::BM; ++m) {
+    for (int k = 0; k < T::BK; ++k) {
+      const int i = ch14::as_index<T>(m, k);
+      ASSERT_TRUE(i >= 0 && i < T::A_STAGE_FLOATS) << "As (" << m << ", " << k << ")";
+      ++used[i];
+      if (k % 4 == 0) {
+        EXPECT_EQ(i % 4, 0) << "As piece at (" << m << ", " << k << ")";
+      } else {
+        EXPECT_EQ(i, ch14::as_index<T>(m, k - 1) + 1) << "As (" << m << ", " << k << ")";
+      }
+    }
+  }
+  for (int k = 0; k < T::BK; ++k) {
+    for (int n = 0; n < T::BN; ++n) {
+      const int i = T::A_STAGE_FLOATS + ch14::bs_index<T>(k, n);
+      ASSERT_TRUE(i >= T::A_STAGE_FLOATS && i < T::STAGE_FLOATS) << "Bs (" << k << ", " << n << ")";
+      ++used[i];
+      if (n % 4 == 0) {
+        EXPECT_EQ(i % 4, 0) << "Bs piece at (" << k << ", " << n << ")";
+      } else {
+        EXPECT_EQ(i, T::A_STAGE_FLOATS + ch14::bs_index<T>(k, n - 1) + 1)
+            << "Bs (" << k << ", " << n << ")";
+      }
+    }
+  }
+  for (int i = 0; i < T::STAGE_FLOATS; ++i) ASSERT_LE(used[i], 1) << "word " << i;
+}
+
+TEST(Chapter14Banks, EveryLayoutPlacesEachElementOnceInWholePieces) {
+  check_layout_is_a_placement<Chosen>();
+  check_layout_is_a_placement<Unpadded>();
+  check_layout_is_a_placement<Swizzled>();
 }
 
 // The [strides] rule, stride by stride over one period of 32 banks.

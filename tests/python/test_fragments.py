@@ -7,7 +7,7 @@ code says, and build/bin/fragmap says what the PTX ISA says.
 - each load's words are row * stride + col of the element the lane holds,
   its bank is the word mod 32, and its wavefronts are the most distinct
   words any bank is asked for, counted here: 1 for every padded load, 8 for
-  the unpadded A loads, 4 for the unpadded B loads;
+  the unpadded A loads, 4 for the unpadded B loads, 1 for the swizzled ones;
 - the tiles figure labels every element (320 of them) with the tool's lane
   and register, in a cell of its group's colour, in the page's ink, with no
   two labels overlapping, and stays legible at a phone's width;
@@ -84,12 +84,22 @@ def counted_wavefronts(found: dict) -> int:
     return max(Counter(word % 32 for word in words).values())
 
 
+def swizzled_column(operand: str, row: int, col: int) -> int:
+    """Where chapter 14's swizzled layout stores column `col` of a tile row:
+    its 16-byte piece col // 4 moves to piece col // 4 ^ (row % 8) in As and
+    to col // 4 ^ (2 * (row % 4)) in Bs, written out here from the chapter's
+    [smem-index] comment."""
+    moved = (col // 4) ^ (row % 8 if operand == "A" else 2 * (row % 4))
+    return moved * 4 + col % 4
+
+
 def test_the_loads_banks_and_wavefronts(report):
     chosen = report["chosen"]
     expected = {("A", "padded"): 1, ("B", "padded"): 1, ("A", "unpadded"): 8,
-                ("B", "unpadded"): 4}
+                ("B", "unpadded"): 4, ("A", "swizzled"): 1, ("B", "swizzled"): 1}
     strides = {("A", "padded"): chosen["A_STRIDE"], ("B", "padded"): chosen["B_STRIDE"],
-               ("A", "unpadded"): chosen["BK"], ("B", "unpadded"): chosen["BN"]}
+               ("A", "unpadded"): chosen["BK"], ("B", "unpadded"): chosen["BN"],
+               ("A", "swizzled"): chosen["BK"], ("B", "swizzled"): chosen["BN"]}
     seen = Counter()
     for found in report["loads"]:
         key = (found["operand"], found["layout"])
@@ -99,12 +109,14 @@ def test_the_loads_banks_and_wavefronts(report):
         for lane in found["lanes"]:
             row, col = ptx_layout(found["operand"], lane["lane"], found["register"])
             assert (lane["row"], lane["col"]) == (row, col), found["name"]
+            if found["layout"] == "swizzled":
+                col = swizzled_column(found["operand"], row, col)
             assert lane["index"] == row * found["stride"] + col, found["name"]
             assert int(lane["address"]) // 4 == first + lane["index"], found["name"]
             assert lane["bank"] == int(lane["address"]) // 4 % 32, found["name"]
         assert counted_wavefronts(found) == found["wavefronts"] == expected[key], found["name"]
-    assert seen == {("A", "padded"): 4, ("B", "padded"): 2, ("A", "unpadded"): 4,
-                    ("B", "unpadded"): 2}
+    assert seen == {(operand, layout): 4 if operand == "A" else 2
+                    for operand in "AB" for layout in ("padded", "unpadded", "swizzled")}
 
 
 # -- The tiles figure --------------------------------------------------------------
