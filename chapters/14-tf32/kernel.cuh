@@ -260,8 +260,10 @@ enum class Path { kExact, kAligned, kGeneral };
 /// Starts copying `bytes` (4 or 16) from `src` (global) to `dst` (shared),
 /// filling with zeros past the first `valid` bytes (0 or `bytes`): a copy
 /// with valid = 0 reads nothing, so `src` may then point anywhere.
+/// (Compiled for the host, as the tests' CPU emulation is, it copies at once.)
 template <int bytes>
 __device__ void cp_async(float* dst, const float* src, int valid) {
+#if defined(__CUDA_ARCH__)
   const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   if constexpr (bytes == 16) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst_shared), "l"(src),
@@ -272,15 +274,24 @@ __device__ void cp_async(float* dst, const float* src, int valid) {
                  "r"(valid)
                  : "memory");
   }
+#else
+  for (int i = 0; i < bytes / 4; ++i) dst[i] = 4 * i < valid ? src[i] : 0.0f;
+#endif
 }
 
 /// Closes the group of copies this thread has started since its last commit.
-__device__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
 
 /// Waits until at most `pending` of this thread's committed groups are still in flight.
 template <int pending>
 __device__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__)
   asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+#endif
 }
 
 /// Starts the copies of one stage: thread `tid`'s pieces of the A tile at
@@ -335,7 +346,12 @@ __device__ void copy_tiles_async(float* As, float* Bs, const ladder::Gemm& g, in
 /// The result is an FP32 bit pattern, what mma.sync's .tf32 operands take.
 __device__ uint32_t to_tf32(float x) {
   uint32_t bits;
+#if defined(__CUDA_ARCH__)
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+#else  // on the host (the tests' CPU emulation), the same on the bits:
+  bits = __float_as_uint(x);  // add half of bit 13's unit, drop the 13 bits
+  if (isfinite(x)) bits = (bits + 0x1000u) & 0xffffe000u;
+#endif
   return bits;
 }
 // [end]
@@ -361,15 +377,40 @@ __device__ Split split_tf32(float x) {
 }
 // [end]
 
+/// mma_tf32() in plain CUDA, what the tests' CPU emulation runs: lane (g, t)
+/// computes its four elements of C itself, each row of A and column of B
+/// gathered, element by element, from the lanes that hold them
+/// ([fragments]), with the tensor cores' inputs (the low 13 bits ignored).
+__device__ void mma_tf32_by_lanes(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  const int lane = threadIdx.x % 32;
+  const auto tf32 = [](uint32_t bits) { return __uint_as_float(bits & 0xffffe000u); };
+  for (int r = 0; r < 4; ++r) {
+    const int row = c_frag_row(lane, r), col = c_frag_col(lane, r);  // row / 8 == r / 2
+    float sum = 0.0f;
+    for (int k = 0; k < 8; ++k) {
+      // A(row, k) is register r / 2 + 2 (k / 4) of lane 4 (row % 8) + k % 4;
+      // B(k, col) is register k / 4 of lane 4 col + k % 4.
+      const uint32_t ak = __shfl_sync(0xffffffffu, a[r / 2 + 2 * (k / 4)], 4 * (row % 8) + k % 4);
+      const uint32_t bk = __shfl_sync(0xffffffffu, b[k / 4], 4 * col + k % 4);
+      sum += tf32(ak) * tf32(bk);
+    }
+    d[r] += sum;
+  }
+}
+
 // [mma]
 /// d += a * b on the tensor cores: one 16 x 8 x 8 product of TF32 inputs
 /// with FP32 accumulators, by the whole warp. Each lane passes its four A
 /// registers, two B registers and four accumulators (see [fragments]).
 __device__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__)
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
       "{%8, %9}, {%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  mma_tf32_by_lanes(d, a, b);
+#endif
 }
 // [end]
 

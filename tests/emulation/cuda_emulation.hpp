@@ -26,8 +26,13 @@
 //     cudaOccupancyMaxActiveBlocksPerMultiprocessor) are replaced by stand-ins
 //     that succeed; the dynamic shared memory a launch asks for must have been
 //     allowed with cudaFuncSetAttribute past 48 KiB, as on a GPU.
-//   * A bad launch configuration, or a block whose threads do not all reach
-//     the same barriers, throws ladder_emulation::Error from the launch.
+//   * __shfl_sync() is a rendezvous of the warp: a thread that calls it waits
+//     until all 32 threads of its warp have called it, then each gets the
+//     value of the lane it named. The threads of a block are in warps of 32
+//     by their linear index, as on a GPU.
+//   * A bad launch configuration, a block whose threads do not all reach the
+//     same barriers, or a warp whose threads do not all reach the same
+//     shuffle throws ladder_emulation::Error from the launch.
 #pragma once
 
 // Under a host compiler, CUDA's host_defines.h turns __global__, __device__
@@ -42,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -88,11 +94,20 @@ constexpr size_t kMaxSharedBytes = 227 * 1024;
 
 namespace detail {
 
+/// Where a suspended thread waits: at __syncthreads(), or at __shfl_sync().
+enum class Wait { kNone, kBarrier, kShuffle };
+
 /// One thread of the running block.
 struct Fiber {
   ucontext_t context;
   uint3 index;
   bool finished = false;
+  Wait wait = Wait::kNone;
+  // A shuffle: the value this thread offers, the lane it reads, and (once the
+  // warp is all there) the value it gets.
+  uint64_t offered = 0;
+  int source_lane = 0;
+  uint64_t received = 0;
 };
 
 /// Per fiber: a stack. The kernels' locals are a few hundred floats at most.
@@ -143,7 +158,27 @@ inline bool register_dynamic_shared(float* buffer, size_t bytes) {
 /// __syncthreads(): the current fiber waits for the rest of its block.
 inline void barrier() {
   if (detail::current == nullptr) std::abort();  // __syncthreads() outside a kernel
+  detail::current->wait = detail::Wait::kBarrier;
   swapcontext(&detail::current->context, &detail::scheduler);
+}
+
+/// __shfl_sync(0xffffffff, value, source_lane): the current fiber offers
+/// `value` (8 bytes at most) and waits for its warp; returns the value that
+/// lane `source_lane` of the warp offered.
+template <class T>
+T shuffle(unsigned mask, T value, int source_lane) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "a shuffle moves 8 bytes at most");
+  detail::Fiber* self = detail::current;
+  if (self == nullptr) std::abort();  // __shfl_sync() outside a kernel
+  if (mask != 0xffffffffu) throw Error("__shfl_sync with a partial mask is not emulated");
+  self->offered = 0;
+  std::memcpy(&self->offered, &value, sizeof value);
+  self->source_lane = source_lane;
+  self->wait = detail::Wait::kShuffle;
+  swapcontext(&self->context, &detail::scheduler);
+  T result;
+  std::memcpy(&result, &self->received, sizeof result);
+  return result;
 }
 
 }  // namespace ladder_emulation
@@ -156,12 +191,62 @@ inline dim3 gridDim;
 
 inline void __syncthreads() { ::ladder_emulation::barrier(); }
 
+template <class T>
+T __shfl_sync(unsigned mask, T value, int source_lane, int width = 32) {
+  if (width != 32) throw ::ladder_emulation::Error("__shfl_sync with a width is not emulated");
+  return ::ladder_emulation::shuffle(mask, value, source_lane);
+}
+
+/// The bits of a float as an unsigned int, and back (CUDA's device intrinsics).
+inline unsigned int __float_as_uint(float x) {
+  unsigned int u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+inline float __uint_as_float(unsigned int u) {
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
 namespace ladder_emulation {
 namespace detail {
 
+/// Completes every shuffle whose warp is all there: each waiting thread gets
+/// the value its source lane offered, and runs on. Returns whether any did.
+/// Throws Error for a warp some of whose threads wait at a shuffle while the
+/// others wait at a barrier or have returned (on a GPU it would hang).
+inline bool complete_shuffles(std::vector<Fiber>& fibers, bool stuck) {
+  bool any = false;
+  for (size_t first = 0; first < fibers.size(); first += 32) {
+    const size_t end = std::min(fibers.size(), first + 32);
+    size_t waiting = 0;
+    for (size_t t = first; t < end; ++t) waiting += fibers[t].wait == Wait::kShuffle;
+    if (waiting == 0) continue;
+    if (waiting != 32) {
+      if (!stuck) continue;  // the rest of the warp may still be on its way
+      throw Error("block " + str(blockIdx) + ": " + std::to_string(waiting) + " threads of warp " +
+                  std::to_string(first / 32) + " wait at __shfl_sync(), the other " +
+                  std::to_string(end - first - waiting) + " do not");
+    }
+    for (size_t t = first; t < end; ++t) {
+      const int source = fibers[t].source_lane;
+      if (source < 0 || source >= 32)
+        throw Error("__shfl_sync from lane " + std::to_string(source));
+      fibers[t].received = fibers[first + size_t(source)].offered;
+    }
+    for (size_t t = first; t < end; ++t) fibers[t].wait = Wait::kNone;
+    any = true;
+  }
+  return any;
+}
+
 /// Runs one block: every thread until it returns, in phases separated by
-/// barriers. Throws Error when, in one phase, some threads return while
-/// others wait at a barrier (on a GPU that barrier would hang or misbehave).
+/// barriers; within a phase, every thread runs until it waits (at a barrier
+/// or a shuffle) or returns, and the shuffles whose warps are all there are
+/// completed, until every thread waits at the barrier or has returned.
+/// Throws Error when, in one phase, some threads return while others wait at
+/// a barrier (on a GPU that barrier would hang or misbehave).
 inline void run_block(const std::function<void()>& kernel_call, dim3 block) {
   static std::vector<std::unique_ptr<char[]>> stacks;  // kept from launch to launch
   const unsigned threads = block.x * block.y * block.z;
@@ -179,21 +264,27 @@ inline void run_block(const std::function<void()>& kernel_call, dim3 block) {
   }
   body = &kernel_call;
   for (int phase = 0;; ++phase) {
-    unsigned at_barrier = 0, returned = 0;
-    for (Fiber& f : fibers) {
-      if (f.finished) continue;
-      current = &f;
-      threadIdx = f.index;
-      swapcontext(&scheduler, &f.context);
-      (f.finished ? returned : at_barrier) += 1;
-    }
-    current = nullptr;
+    unsigned returned = 0;
+    do {
+      for (Fiber& f : fibers) {
+        if (f.finished || f.wait != Wait::kNone) continue;
+        current = &f;
+        threadIdx = f.index;
+        swapcontext(&scheduler, &f.context);
+        if (f.finished) ++returned;
+      }
+      current = nullptr;
+    } while (complete_shuffles(fibers, false));
+    complete_shuffles(fibers, true);  // throws for a warp that cannot complete
+    unsigned at_barrier = 0;
+    for (Fiber& f : fibers) at_barrier += f.wait == Wait::kBarrier;
     if (at_barrier == 0) break;  // every thread has returned
     if (returned != 0) {
       throw Error("block " + str(blockIdx) + ": after barrier " + std::to_string(phase) + ", " +
                   std::to_string(returned) + " threads returned while " +
                   std::to_string(at_barrier) + " wait at __syncthreads()");
     }
+    for (Fiber& f : fibers) f.wait = Wait::kNone;
   }
 }
 

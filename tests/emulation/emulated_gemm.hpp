@@ -1,7 +1,8 @@
 // The check that every chapter's emulation test makes: each variant that the
 // chapter's own chapter() lists, launched through its own launcher on the
 // CPU emulation (cuda_emulation.hpp), computes C = alpha * A * B + beta * C
-// as an FP64 product on the CPU does, element by element.
+// as an FP64 product on the CPU does, element by element, within the
+// tolerance of the arithmetic the variant promises (FP32's or TF32's).
 //
 // Include after the chapter's kernel header.
 #pragma once
@@ -133,7 +134,9 @@ inline void check(const ladder::Variant& variant, Size size, Call call, uint32_t
   const ladder::Gemm g{M, N, K, call.alpha, A.data(), B.data(), call.beta, C.data()};
   ASSERT_NO_THROW(variant.launch(g, nullptr));
 
-  const ladder::Accuracy a = ladder::compare(C.data(), ref.data(), ref.size(), K);
+  // FP32's tolerance, or TF32's for a variant that promises only that.
+  const ladder::Accuracy a =
+      ladder::compare_within(C.data(), ref.data(), ref.size(), ladder::tolerance_of(variant, K));
   EXPECT_TRUE(a.correct) << "max relative error " << a.max_rel_err << ", norm error "
                          << a.rel_norm_err << " (tolerance " << a.tolerance << "), " << a.bad_values
                          << " NaN or Inf; first wrong element: "

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "accuracy.hpp"
 #include "cuda_check.hpp"
 
 namespace ladder {
@@ -76,6 +77,12 @@ struct Variant {
   std::vector<Constant> constants;  ///< the tiling's parameters and derived constants
   Arithmetic arithmetic = Arithmetic::kFp32;  ///< the accuracy it promises
 };
+
+/// The error a variant may have against an exact product with inner
+/// dimension K: FP32's, or TF32's (accuracy.hpp).
+inline double tolerance_of(const Variant& v, int K) {
+  return v.arithmetic == Arithmetic::kTf32 ? tf32_tolerance_for_k(K) : tolerance_for_k(K);
+}
 
 /// Everything the runner needs to know about one chapter.
 struct Chapter {

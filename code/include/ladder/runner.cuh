@@ -145,12 +145,6 @@ struct SizeResult {
 /// SizeResult::fp64_errors.
 inline const char* const kDistributions[] = {"uniform", "wide"};
 
-/// The error a variant may have against an exact product with inner
-/// dimension K: FP32's, or TF32's (accuracy.hpp).
-inline double tolerance_of(const Variant& v, int K) {
-  return v.arithmetic == Arithmetic::kTf32 ? tf32_tolerance_for_k(K) : tolerance_for_k(K);
-}
-
 inline Json accuracy_json(const Accuracy& a) {
   Json j = Json::object();
   j.set("max_rel_err", a.max_rel_err)

@@ -1,0 +1,36 @@
+// Chapter 14 (14-tf32) on the CPU emulation: its own kernel and launcher, in
+// its three shared-memory layouts (padded, unpadded, swizzled). On the host
+// the chapter's cp.async copies at once, cvt.rna rounds the bits by hand, and
+// mma.sync is mma_tf32_by_lanes(): each lane gathers its row of A and column
+// of B with __shfl_sync, which the emulation runs as a rendezvous of the
+// warp. So the test checks the chapter's fragments, layouts, pipeline, edge
+// paths and store of C; the product's rounding is TF32's, and the tolerance
+// is too.
+#define LADDER_EMULATION_EXTERN_SHARED
+#include "cuda_emulation.hpp"
+// First the emulation, then the chapter: the stand-ins must precede it.
+LADDER_EMULATION_DYNAMIC_SHARED(ch14, smem);
+#include "chapters/14-tf32/kernel.cuh"
+#include "emulated_gemm.hpp"
+
+namespace {
+
+static_assert(ch14::Chosen::BM == 128 && ch14::Chosen::BN == 128 && ch14::Chosen::BK == 32,
+              "choose the sizes again");
+
+// Every path, M != N: exact, aligned (N and K multiples of 4) and general
+// (N and K odd).
+const std::vector<emulated::Size> kSizes = {
+    {128, 128, 128},  // exact: four steps of K, so the three stages wrap round
+    {132, 68, 44},    // aligned: partial tiles down and across, a partial last step
+    {129, 67, 17},    // general
+};
+
+}  // namespace
+
+TEST(Emulated, Ch14Tf32) {
+  const ladder::Chapter chapter = ch14::chapter();
+  ASSERT_EQ(chapter.variants.size(), 3u);
+  const int runs = emulated::check_chapter(chapter, kSizes);
+  EXPECT_EQ(runs, int(chapter.variants.size() * kSizes.size() * emulated::kCalls.size()));
+}

@@ -1,0 +1,30 @@
+// Chapter 15 (15-3xtf32) on the CPU emulation: chapter 14's kernel with three
+// products per multiply, with step sums (the chapter's) and without
+// (in-core), run as test_ch14.cpp runs chapter 14. The chapter's kernel is
+// held to FP32's tolerance, as on the GPU: a split that lost the small part
+// would fail it.
+#define LADDER_EMULATION_EXTERN_SHARED
+#include "cuda_emulation.hpp"
+// First the emulation, then the chapter: the stand-ins must precede it.
+LADDER_EMULATION_DYNAMIC_SHARED(ch14, smem);
+#include "chapters/15-3xtf32/kernel.cuh"
+#include "emulated_gemm.hpp"
+
+namespace {
+
+// Every path, M != N: exact, aligned with partial tiles, general.
+const std::vector<emulated::Size> kSizes = {
+    {128, 128, 128},
+    {132, 68, 44},
+    {129, 67, 17},
+};
+
+}  // namespace
+
+TEST(Emulated, Ch15ThreeProducts) {
+  const ladder::Chapter chapter = ch15::chapter();
+  ASSERT_EQ(chapter.variants.size(), 2u);
+  ASSERT_EQ(chapter.variants[0].arithmetic, ladder::Arithmetic::kFp32);
+  const int runs = emulated::check_chapter(chapter, kSizes);
+  EXPECT_EQ(runs, int(chapter.variants.size() * kSizes.size() * emulated::kCalls.size()));
+}
