@@ -275,6 +275,9 @@ __device__ void cp_async(float* dst, const float* src, int valid) {
                  : "memory");
   }
 #else
+  // A cp.async whose addresses are not multiples of its size fails on a GPU.
+  const auto misaligned = [](const float* p) { return reinterpret_cast<uintptr_t>(p) % bytes; };
+  if (misaligned(dst) || (valid > 0 && misaligned(src))) __builtin_trap();
   for (int i = 0; i < bytes / 4; ++i) dst[i] = 4 * i < valid ? src[i] : 0.0f;
 #endif
 }
@@ -578,11 +581,19 @@ __global__ void __launch_bounds__(T::NUM_THREADS) sgemm_mma(ladder::Gemm g) {
 // [end]
 
 // [launch]
-/// The path that an M x N x K product takes (see Path).
+/// Whether `p` is a multiple of `bytes` (a power of two).
+inline bool aligned_to(const void* p, uintptr_t bytes) {
+  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
+
+/// The path that product `g` takes (see Path). The exact and aligned paths
+/// copy 16-byte pieces of A and B and store pairs of C, so they also need A
+/// and B 16-byte aligned and C 8-byte aligned, as cudaMalloc's are.
 template <class T>
-constexpr Path path_for(int M, int N, int K) {
-  if (M % T::BM == 0 && N % T::BN == 0 && K % T::BK == 0) return Path::kExact;
-  if (N % 4 == 0 && K % 4 == 0) return Path::kAligned;
+Path path_for(const ladder::Gemm& g) {
+  if (!aligned_to(g.A, 16) || !aligned_to(g.B, 16) || !aligned_to(g.C, 8)) return Path::kGeneral;
+  if (g.M % T::BM == 0 && g.N % T::BN == 0 && g.K % T::BK == 0) return Path::kExact;
+  if (g.N % 4 == 0 && g.K % 4 == 0) return Path::kAligned;
   return Path::kGeneral;
 }
 
@@ -599,7 +610,7 @@ void launch_path(const ladder::Gemm& g, cudaStream_t stream) {
 /// @tparam T a Tiling.
 template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
-  switch (path_for<T>(g.M, g.N, g.K)) {
+  switch (path_for<T>(g)) {
     case Path::kExact:
       return launch_path<T, Path::kExact>(g, stream);
     case Path::kAligned:

@@ -33,4 +33,8 @@ TEST(Emulated, Ch14Tf32) {
   ASSERT_EQ(chapter.variants.size(), 3u);
   const int runs = emulated::check_chapter(chapter, kSizes);
   EXPECT_EQ(runs, int(chapter.variants.size() * kSizes.size() * emulated::kCalls.size()));
+  // A size of the exact path, with A, B and C one float off 16-byte
+  // alignment: the launcher must send it down the general path.
+  const emulated::Call misaligned{0.75f, 0.5f, /*misaligned=*/true};
+  emulated::check_chapter(chapter, {{128, 128, 32}}, {misaligned});
 }
