@@ -361,8 +361,9 @@ __device__ uint32_t to_tf32(float x) {
 
 // [split]
 /// An FP32 value as TF32 values for three products: big is x rounded to
-/// TF32, small is what that rounding dropped, rounded to TF32 in turn;
-/// together they hold 22 of x's 24 significant bits. The two correction
+/// TF32 (truncated where rounding would overflow to infinity), small is what
+/// that dropped, rounded to TF32 in turn; together they hold 22 of x's 24
+/// significant bits (21 when truncated). The two correction
 /// products, small * big and big * small, take `big_finite`, which is big
 /// for a finite x and 0 otherwise, and small is 0 for a non-finite x: an
 /// infinity or NaN then reaches C through big * big alone, as it would in
@@ -373,8 +374,9 @@ struct Split {
   uint32_t big_finite;
 };
 __device__ Split split_tf32(float x) {
-  const uint32_t big = to_tf32(x);
   const bool finite = isfinite(x);
+  uint32_t big = to_tf32(x);
+  if (finite && isinf(__uint_as_float(big))) big = __float_as_uint(x) & 0xffffe000u;
   const uint32_t small = to_tf32(finite ? x - __uint_as_float(big) : 0.0f);
   return {big, small, finite ? big : 0u};
 }

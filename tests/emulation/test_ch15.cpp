@@ -7,6 +7,8 @@
 #include "cuda_emulation.hpp"
 // First the emulation, then the chapter: the stand-ins must precede it.
 LADDER_EMULATION_DYNAMIC_SHARED(ch14, smem);
+#include <cfloat>
+
 #include "chapters/15-3xtf32/kernel.cuh"
 #include "emulated_gemm.hpp"
 
@@ -31,4 +33,21 @@ TEST(Emulated, Ch15ThreeProducts) {
   // alignment: the launcher must send it down the general path.
   const emulated::Call misaligned{0.75f, 0.5f, /*misaligned=*/true};
   emulated::check_chapter(chapter, {{128, 128, 32}}, {misaligned});
+}
+
+TEST(Emulated, Ch15SplitKeepsEveryFiniteValueFinite) {
+  // big + small stands for x to 21 bits or better, big and small are TF32
+  // (their low 13 bits zero), and big stays finite even where rounding x to
+  // TF32 would overflow: within half a TF32 unit of the largest float.
+  const float near_max = std::nextafter(FLT_MAX, 0.0f);
+  for (float x : {FLT_MAX, -FLT_MAX, near_max, 3.0e38f, 1.0f, -0.1f, 1.0e-30f}) {
+    const ch14::Split s = ch14::split_tf32(x);
+    const float big = __uint_as_float(s.big), small = __uint_as_float(s.small);
+    EXPECT_TRUE(std::isfinite(big)) << x;
+    EXPECT_EQ(s.big & 0x1fffu, 0u) << x;
+    EXPECT_EQ(s.small & 0x1fffu, 0u) << x;
+    EXPECT_EQ(s.big_finite, s.big) << x;
+    const double error = std::fabs(double(big) + double(small) - double(x));
+    EXPECT_LE(error, std::ldexp(std::fabs(double(x)), -21)) << x;
+  }
 }
