@@ -14,10 +14,11 @@ LADDER_EMULATION_DYNAMIC_SHARED(ch14, smem);
 
 namespace {
 
-// Every path, M != N: exact, aligned with partial tiles, general.
+// Two paths, M != N: exact, and general with partial tiles (test_ch14.cpp
+// runs the aligned path of the same kernel; a shuffle costs 32 fibers'
+// switches, so this test keeps to what chapter 15 adds).
 const std::vector<emulated::Size> kSizes = {
     {128, 128, 128},
-    {132, 68, 44},
     {129, 67, 17},
 };
 
