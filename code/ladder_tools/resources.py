@@ -122,7 +122,9 @@ def resources_rows(resources: list[dict], launch: Launch,
             short_name(resource["name"]), f"computed, {occ['arch']}", str(launch.threads),
             str(resource["registers"]),
             format_shared(resource["shared_bytes"], launch.dynamic_smem),
-            str(resource["local_bytes"]), str(occ["blocks_per_sm"]),
+            # Local memory per thread: the stack frame (where spills go) and
+            # any other local arrays, as the GPU's localSizeBytes counts it.
+            str(resource["local_bytes"] + resource["stack_bytes"]), str(occ["blocks_per_sm"]),
             ", ".join(LIMIT_NAMES[name] for name in occ["limited_by"]),
             format_percent(100 * occ["occupancy"]), "",
         ])

@@ -33,9 +33,9 @@ from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,
 from ladder_tools.metrics import METRIC  # noqa: E402
 from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,  # noqa: E402
                               ncu_header, ncu_row, parse_model)
-from ladder_tools.resources import (Launch, ReportedResources, agreement,  # noqa: E402
-                                    arch_of_capability, computed_occupancy, kernel_resources,
-                                    resources_rows)
+from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,  # noqa: E402
+                                    agreement, arch_of_capability, computed_occupancy,
+                                    kernel_resources, resources_rows)
 
 import fixture_site  # noqa: E402
 
@@ -172,6 +172,14 @@ def reported(**overrides) -> ReportedResources:
     arch = overrides.pop("arch", "sm_90")
     values.update(overrides)
     return ReportedResources("Test GPU", arch, values, "_Zsmem")
+
+
+def test_resources_rows_count_the_stack_as_spills():
+    # ptxas puts spilled registers in the stack frame (cuobjdump's STACK), which
+    # the GPU counts in localSizeBytes: the computed row must too.
+    spilling = {**RESOURCE, "registers": 255, "stack_bytes": 352, "local_bytes": 8}
+    (computed,) = resources_rows([spilling], Launch(128), [])
+    assert computed[RESOURCES_HEADER.index("spills (local B/thread)")] == "360"
 
 
 def test_resources_rows_compute_and_compare():

@@ -208,7 +208,7 @@ inline KernelResources parse_res_usage(const std::string& text, const std::strin
       const bool reserved = arch / 10 >= 9 && shared >= 1024;
       r.registers_per_thread = std::atoi(line.c_str() + line.find("REG:") + 4);
       r.static_smem_bytes = shared - (reserved ? 1024 : 0);
-      r.local_bytes_per_thread = field("LOCAL");
+      r.local_bytes_per_thread = field("LOCAL") + field("STACK");  // spills live in the stack
       r.from = "cuobjdump";
       return r;
     }
