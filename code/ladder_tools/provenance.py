@@ -122,23 +122,30 @@ def inputs_of(source: Path, root: Path = ROOT, exclude: str | None = None) -> di
                       exclude)
 
 
-def changed_inputs(inputs: dict[str, str], root: Path, exclude: str | None = None) -> list[str]:
+def changed_paths(inputs: dict[str, str], root: Path,
+                  exclude: str | None = None) -> list[tuple[str, str]]:
     """The recorded inputs that are gone from the tree or differ from it now,
-    each as "<path> is gone" or "<path> has changed"."""
+    as (path, why) pairs in order of path: why is "is gone", "has changed" or
+    "cannot be hashed as recorded (...)"."""
     changed = []
     for name, recorded in sorted(inputs.items()):
         path = Path(root) / name
         if not path.is_file():
-            changed.append(f"{name} is gone")
+            changed.append((name, "is gone"))
             continue
         try:
             now = file_sha256(path, exclude)
         except ValueError as error:
-            changed.append(f"{name} cannot be hashed as recorded ({error})")
+            changed.append((name, f"cannot be hashed as recorded ({error})"))
             continue
         if now != recorded.lower():
-            changed.append(f"{name} has changed")
+            changed.append((name, "has changed"))
     return changed
+
+
+def changed_inputs(inputs: dict[str, str], root: Path, exclude: str | None = None) -> list[str]:
+    """changed_paths, each as "<path> is gone" or "<path> has changed"."""
+    return [f"{name} {why}" for name, why in changed_paths(inputs, root, exclude)]
 
 
 def staleness(provenance: dict, root: Path) -> str | None:
