@@ -8,6 +8,8 @@ Results, as the measure and sweep commands write them under results/<gpu>/:
                  moved on from it (a stale result)
   results        finding, reading and checking chapter results and baselines
   results_check  the checks a run must pass before it is written or committed
+  pending        what awaits the measure command: the stale and missing
+                 results tests/pending_measurement.txt explains
   values         the {ladder} role's inline values: parsing and resolving them
   formatting     how the book writes numbers, times, errors, sizes, counts
   metrics        the ncu metrics measured (counters, issue rate, stall reasons)
