@@ -18,6 +18,10 @@ Numbers enter the book only through what this extension reads from
     result named that recorded its error against FP64 there, and cuBLAS's
     SGEMM and TF32 points from the same runs (figures/accuracy.py); a note
     when none did.
+``{ladder-goals} <slug>``  options ``:gpu:``; body: one goal per line
+    ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a table of each
+    goal, how many of its sizes were measured, the lowest % of cuBLAS, and
+    the sizes below the goal, computed from the chapter's result.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
 
@@ -41,7 +45,7 @@ from ladder_base import LadderMixin, stale_result_box
 from ladder_nodes import admonition, figure, paragraph, table
 
 from figures import accuracy, by_size, ladder
-from ladder_tools import results, values
+from ladder_tools import goals, results, values
 from ladder_tools.formatting import (DASH, format_error, format_gflops, format_percent,
                                      format_size, format_time_range, parse_size)
 
@@ -326,6 +330,57 @@ class AccuracyDirective(LadderMixin, SphinxDirective):
 
 
 # --------------------------------------------------------------------------
+# {ladder-goals} <slug>
+# --------------------------------------------------------------------------
+
+GOALS_HEADER = ["Sizes", "Goal", "Measured", "Lowest", "Below the goal"]
+
+
+def _short_size(size: tuple[int, int, int]) -> str:
+    """1024 for a square product, else 512 \u00d7 512 \u00d7 16384."""
+    return str(size[0]) if len(set(size)) == 1 else format_size(size)
+
+
+def _goal_row(verdict: goals.Verdict) -> list[str]:
+    goal = verdict.goal
+    measured = f"{len(verdict.measured)} of {len(goal.sizes)}"
+    if not verdict.measured:
+        return [goal.label, f"{goal.percent:g}%", measured, DASH, DASH]
+    lowest = min(verdict.measured, key=verdict.measured.get)
+    below = ", ".join(f"{_short_size(size)} ({format_percent(pct)})"
+                      for size, pct in verdict.below.items()) or "none"
+    return [goal.label, f"{goal.percent:g}%", measured,
+            f"{format_percent(verdict.measured[lowest])} at {_short_size(lowest)}", below]
+
+
+class GoalsDirective(_ChapterDirective):
+    """``{ladder-goals} <slug>``: the chapter's goals against its result."""
+
+    has_content = True
+    option_spec = {"gpu": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            wanted = [goals.parse_goal(line) for line in self.content if line.strip()]
+        except results.ResultsError as error:
+            raise self.error(f"{self.name}: {error}") from error
+        if not wanted:
+            raise self.error(f"{self.name}: no goal given")
+        gpu = self.options.get("gpu", results.REFERENCE_GPU)
+        found = [r for r in self.load() if r.gpu == gpu]
+        if not found:
+            return [_not_measured(self.arguments[0])]
+        result = found[0]
+        block = nodes.container(classes=["ladder-results"])
+        if result.stale:
+            block += stale_result_box(result)
+        rows = [_goal_row(goals.judge(goal, result.timed_at)) for goal in wanted]
+        block += table([GOALS_HEADER], rows, classes=["ladder-table", "ladder-goals"])
+        block += paragraph(results.provenance_line(result), ["ladder-provenance"])
+        return [block]
+
+
+# --------------------------------------------------------------------------
 # {ladder}`...`
 # --------------------------------------------------------------------------
 
@@ -357,6 +412,7 @@ def setup(app):
     app.setup_extension("ladder_base")
     app.add_directive("ladder-results", ResultsDirective)
     app.add_directive("ladder-plot", PlotDirective)
+    app.add_directive("ladder-goals", GoalsDirective)
     app.add_directive("ladder-ladder", LadderDirective)
     app.add_directive("ladder-accuracy", AccuracyDirective)
     app.add_role("ladder", LadderRole())

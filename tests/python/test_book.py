@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT / "code"))
 
-from ladder_tools import pending, provenance  # noqa: E402
+from ladder_tools import goals, pending, provenance  # noqa: E402
 from ladder_tools.formatting import (format_error, format_gflops, format_ms,  # noqa: E402
                                      format_percent, format_size, format_time_range, parse_size)
 from ladder_tools.results import (RESULTS_DIR_VARIABLE, ChapterResult, ResultsError,  # noqa: E402
@@ -298,6 +298,34 @@ def test_an_untimed_size_is_valid_and_reads_not_measured(tree):
 # -- Inline values -------------------------------------------------------------
 
 
+def test_goals_parse_sizes_ranges_and_shapes():
+    goal = goals.parse_goal("95 | Shapes and squares | 512x512x16384 1024..1536:256 768")
+    assert goal.percent == 95.0 and goal.label == "Shapes and squares"
+    assert goal.sizes == ((512, 512, 16384), (1024,) * 3, (1280,) * 3, (1536,) * 3, (768,) * 3)
+    for bad in ("95 | no sizes", "x | Squares | 512", "90 | Squares | 512..1024",
+                "90 | Squares | 512..1024:0"):
+        with pytest.raises(ResultsError):
+            goals.parse_goal(bad)
+
+
+def test_a_goal_is_judged_from_the_result(tree):
+    """The sizes below a goal, and those not timed, follow from the numbers:
+    the same goal flips when the result does."""
+    repo, results, _ = tree
+    path = results / "h200" / "chapters" / "01-test.json"
+    content = json.loads(path.read_text())
+    first = content["sizes"][0]
+    content["sizes"] = [first, {**first, "M": 1024, "N": 1024, "K": 1024, "pct_cublas": 101.0}]
+    path.write_text(json.dumps(content))
+    result = load_chapter_result(results, "h200", "01-test", repo)
+    goal = goals.parse_goal("100 | Squares | 1024 2048 4096")
+    verdict = goals.judge(goal, result.timed_at)
+    assert verdict.measured == {(1024,) * 3: 101.0, (4096,) * 3: 50.0}
+    assert verdict.below == {(4096,) * 3: 50.0}
+    assert verdict.unmeasured == ((2048,) * 3,)
+    assert goals.judge(goals.parse_goal("50 | Squares | 4096"), result.timed_at).below == {}
+
+
 def test_value_requests_parse():
     request = parse_value_request("01-naive:4096:gflops")
     assert (request.gpu, request.kind, request.slug, request.size, request.key) == (
@@ -475,6 +503,8 @@ def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
     index = html(tmp_path, "index.html")
     assert "ladder-summary" in index
     assert (NOT_MEASURED in index) == bool(waiting.missing)
+    # Chapter 13's goals are judged from its result, not in the prose.
+    assert "ladder-goals" in html(tmp_path, "chapters/13-tail/chapter.html")
 
 
 def test_book_builds_with_no_results(book_python, tmp_path):

@@ -1,0 +1,72 @@
+"""A chapter's goals against its measured results: which sizes meet each
+goal (a % of cuBLAS) and which fall below it, computed from the result so
+that a page's verdict follows its numbers.
+
+A goal is one line: ``<percent> | <label> | <sizes>``, where the sizes are
+tokens separated by spaces, each ``N`` (an N x N x N product), ``MxNxK``,
+or ``A..B:S`` (the squares A, A + S, ... up to B).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .formatting import parse_size
+from .results import ResultsError
+
+
+@dataclass(frozen=True)
+class Goal:
+    percent: float  #: the least % of cuBLAS the goal asks for
+    label: str  #: what the sizes are, in words
+    sizes: tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    goal: Goal
+    measured: dict  #: {size: % of cuBLAS} of the goal's sizes that were timed
+    below: dict  #: those of `measured` below the goal
+    unmeasured: tuple  #: the goal's sizes with no timed result
+
+
+def parse_sizes(text: str) -> tuple[tuple[int, int, int], ...]:
+    """The sizes of one goal line, in order."""
+    sizes = []
+    for token in text.split():
+        if ".." in token:
+            span, _, step = token.partition(":")
+            first, _, last = span.partition("..")
+            if not (first.isdigit() and last.isdigit() and step.isdigit() and int(step) > 0):
+                raise ResultsError(f"size range {token!r} is not A..B:S")
+            sizes += [(n, n, n) for n in range(int(first), int(last) + 1, int(step))]
+        else:
+            sizes.append(parse_size(token))
+    if not sizes:
+        raise ResultsError("a goal names no size")
+    return tuple(sizes)
+
+
+def parse_goal(line: str) -> Goal:
+    """One ``<percent> | <label> | <sizes>`` line."""
+    parts = [part.strip() for part in line.split("|")]
+    if len(parts) != 3:
+        raise ResultsError(f"goal {line!r} is not '<percent> | <label> | <sizes>'")
+    try:
+        percent = float(parts[0].rstrip("%"))
+    except ValueError as error:
+        raise ResultsError(f"goal {line!r}: {parts[0]!r} is not a percent") from error
+    return Goal(percent, parts[1], parse_sizes(parts[2]))
+
+
+def judge(goal: Goal, timed_at) -> Verdict:
+    """The goal against a result; `timed_at(size)` gives a size's timed
+    entry or None (ChapterResult.timed_at)."""
+    measured, unmeasured = {}, []
+    for size in goal.sizes:
+        entry = timed_at(size)
+        if entry is None:
+            unmeasured.append(size)
+        else:
+            measured[size] = entry["pct_cublas"]
+    below = {size: pct for size, pct in measured.items() if pct < goal.percent}
+    return Verdict(goal, measured, below, tuple(unmeasured))
