@@ -19,9 +19,9 @@ Numbers enter the book only through what this extension reads from
     SGEMM and TF32 points from the same runs (figures/accuracy.py); a note
     when none did.
 ``{ladder-goals} <slug>``  options ``:gpu:``; body: one goal per line
-    ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a table of each
-    goal, how many of its sizes were measured, the lowest % of cuBLAS, and
-    the sizes below the goal, computed from the chapter's result.
+    ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
+    goals, each with how many of its sizes were measured, the lowest % of
+    cuBLAS, and the sizes below the goal, computed from the chapter's result.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
 
@@ -333,24 +333,35 @@ class AccuracyDirective(LadderMixin, SphinxDirective):
 # {ladder-goals} <slug>
 # --------------------------------------------------------------------------
 
-GOALS_HEADER = ["Sizes", "Goal", "Measured", "Lowest", "Below the goal"]
-
-
 def _short_size(size: tuple[int, int, int]) -> str:
     """1024 for a square product, else 512 \u00d7 512 \u00d7 16384."""
     return str(size[0]) if len(set(size)) == 1 else format_size(size)
 
 
-def _goal_row(verdict: goals.Verdict) -> list[str]:
+def _listed(items: list[str]) -> str:
+    """a, b and c."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _goal_item(verdict: goals.Verdict) -> nodes.list_item:
+    """One goal's verdict, in words: how many of its sizes were measured,
+    the lowest, and those below the goal."""
     goal = verdict.goal
-    measured = f"{len(verdict.measured)} of {len(goal.sizes)}"
-    if not verdict.measured:
-        return [goal.label, f"{goal.percent:g}%", measured, DASH, DASH]
-    lowest = min(verdict.measured, key=verdict.measured.get)
-    below = ", ".join(f"{_short_size(size)} ({format_percent(pct)})"
-                      for size, pct in verdict.below.items()) or "none"
-    return [goal.label, f"{goal.percent:g}%", measured,
-            f"{format_percent(verdict.measured[lowest])} at {_short_size(lowest)}", below]
+    text = [f", at least {goal.percent:g}% of cuBLAS: "
+            f"{len(verdict.measured)} of {len(goal.sizes)} sizes measured"]
+    if verdict.measured:
+        lowest = min(verdict.measured, key=verdict.measured.get)
+        text.append(f", the lowest {format_percent(verdict.measured[lowest])} at "
+                    f"{_short_size(lowest)}. ")
+        below = [f"{_short_size(size)} ({format_percent(pct)})"
+                 for size, pct in verdict.below.items()]
+        text.append(f"Below the goal: {_listed(below)}." if below else "None below the goal.")
+    else:
+        text.append(".")
+    para = nodes.paragraph()
+    para += nodes.strong(goal.label, goal.label)
+    para += nodes.Text("".join(text))
+    return nodes.list_item("", para)
 
 
 class GoalsDirective(_ChapterDirective):
@@ -374,8 +385,10 @@ class GoalsDirective(_ChapterDirective):
         block = nodes.container(classes=["ladder-results"])
         if result.stale:
             block += stale_result_box(result)
-        rows = [_goal_row(goals.judge(goal, result.timed_at)) for goal in wanted]
-        block += table([GOALS_HEADER], rows, classes=["ladder-table", "ladder-goals"])
+        verdicts = nodes.bullet_list(classes=["ladder-goals"])
+        for goal in wanted:
+            verdicts += _goal_item(goals.judge(goal, result.timed_at))
+        block += verdicts
         block += paragraph(results.provenance_line(result), ["ladder-provenance"])
         return [block]
 
