@@ -373,10 +373,15 @@ struct Split {
   uint32_t small;
   uint32_t big_finite;
 };
+/// The largest float that rounds to a finite TF32 value (its bits): above
+/// it, and below infinity, rounding to nearest carries into the exponent.
+constexpr uint32_t kLastRoundable = 0x7f7fefffu;
 __device__ Split split_tf32(float x) {
   const bool finite = isfinite(x);
-  uint32_t big = to_tf32(x);
-  if (finite && isinf(__uint_as_float(big))) big = __float_as_uint(x) & 0xffffe000u;
+  // A finite x is held to kLastRoundable first, which rounds down: beyond
+  // it, big is x truncated, not infinity.
+  const float held = copysignf(fminf(fabsf(x), __uint_as_float(kLastRoundable)), x);
+  const uint32_t big = to_tf32(finite ? held : x);
   const uint32_t small = to_tf32(finite ? x - __uint_as_float(big) : 0.0f);
   return {big, small, finite ? big : 0u};
 }
