@@ -362,8 +362,8 @@ __device__ uint32_t to_tf32(float x) {
 // [split]
 /// An FP32 value as TF32 values for three products: big is x rounded to
 /// TF32 (truncated where rounding would overflow to infinity), small is what
-/// that dropped, rounded to TF32 in turn; together they hold 22 of x's 24
-/// significant bits (21 when truncated). The two correction
+/// that dropped, rounded to TF32 in turn; big + small is within one unit of
+/// x's last place (two where big is truncated). The two correction
 /// products, small * big and big * small, take `big_finite`, which is big
 /// for a finite x and 0 otherwise, and small is 0 for a non-finite x: an
 /// infinity or NaN then reaches C through big * big alone, as it would in

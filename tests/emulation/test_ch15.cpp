@@ -8,6 +8,7 @@
 // First the emulation, then the chapter: the stand-ins must precede it.
 LADDER_EMULATION_DYNAMIC_SHARED(ch14, smem);
 #include <cfloat>
+#include <vector>
 
 #include "chapters/15-3xtf32/kernel.cuh"
 #include "emulated_gemm.hpp"
@@ -37,18 +38,26 @@ TEST(Emulated, Ch15ThreeProducts) {
 }
 
 TEST(Emulated, Ch15SplitKeepsEveryFiniteValueFinite) {
-  // big + small stands for x to 21 bits or better, big and small are TF32
-  // (their low 13 bits zero), and big stays finite even where rounding x to
-  // TF32 would overflow: within half a TF32 unit of the largest float.
+  // big and small are TF32 (their low 13 bits zero), big + small is within
+  // one unit of x's last place (chapter 15's bound, 2^-23 |x|), and big
+  // stays finite even where rounding x to TF32 would overflow, within half
+  // a TF32 unit of the largest float: there big is x truncated, and the
+  // bound is two units.
   const float near_max = std::nextafter(FLT_MAX, 0.0f);
-  for (float x : {FLT_MAX, -FLT_MAX, near_max, 3.0e38f, 1.0f, -0.1f, 1.0e-30f}) {
+  std::vector<float> values = {FLT_MAX, -FLT_MAX, near_max, 3.0e38f, 1.0f, -0.1f, 1.0e-30f};
+  for (uint32_t i = 0; i < (1u << 16); ++i) {  // every 128th float in [1, 2)
+    values.push_back(__uint_as_float(0x3f800000u + (i << 7)));
+  }
+  for (float x : values) {
     const ch14::Split s = ch14::split_tf32(x);
     const float big = __uint_as_float(s.big), small = __uint_as_float(s.small);
     EXPECT_TRUE(std::isfinite(big)) << x;
     EXPECT_EQ(s.big & 0x1fffu, 0u) << x;
     EXPECT_EQ(s.small & 0x1fffu, 0u) << x;
     EXPECT_EQ(s.big_finite, s.big) << x;
+    const double unit = std::ldexp(1.0, std::ilogb(x) - 23);  // x's last place
+    const double units = std::fabs(x) > __uint_as_float(ch14::kLastRoundable) ? 2.0 : 1.0;
     const double error = std::fabs(double(big) + double(small) - double(x));
-    EXPECT_LE(error, std::ldexp(std::fabs(double(x)), -21)) << x;
+    EXPECT_LE(error, units * unit) << x;
   }
 }
