@@ -59,7 +59,9 @@ def short_name(name: str) -> str:
     bare = base_name(name)
     start = head.find(bare)
     shown = head[start:] if start >= 0 else bare
-    return re.sub(r"\b[A-Za-z_]\w*::", "", shown)
+    # An enumerator as a value, '(ch14::Path)0', reads as 'Path 0'.
+    shown = re.sub(r"\b[A-Za-z_]\w*::", "", shown)
+    return re.sub(r"\((\w+)\)(-?\d+)", r"\1 \2", shown)
 
 
 def is_chapter_kernel(name: str) -> bool:

@@ -52,6 +52,8 @@ def test_kernel_names_are_reduced_to_the_function():
     assert kernels.base_name("sgemm_naive(int, const float *)") == "sgemm_naive"
     assert kernels.base_name("void sgemm_warptiled<Tiling<1, 2>>(int)") == "sgemm_warptiled"
     assert kernels.short_name(TEMPLATED) == "sgemm_warptiled<Tiling<64, 128, 16> >"
+    enum = "void ch14::sgemm_mma<ch14::Tiling<128, 128>, (ch14::Path)0>(ladder::Gemm)"
+    assert kernels.short_name(enum) == "sgemm_mma<Tiling<128, 128>, Path 0>"
     assert kernels.is_chapter_kernel(TEMPLATED)
     assert not kernels.is_chapter_kernel("ladder::fill_uniform(float*, unsigned long)")
     entries = [{"name": TEMPLATED}, {"name": "ladder::fill_uniform(float*)"},
