@@ -696,7 +696,7 @@ def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphin
     assert done.returncode == 0, done.stdout + done.stderr
     text = page_text(tmp_path)
     # The swizzled variant's own kernel (its A layout is 1), in bin/10-padding.
-    assert "(ALayout)1" in text and "(ALayout)0" not in text
+    assert "ALayout 1" in text and "ALayout 0" not in text
     assert "bin/10-padding (variant swizzled)" in text
     # Chapter 11's dynamic shared memory and chapter 12's, as --describe gives them.
     assert "0 B + 24.2 KiB dynamic" in text
