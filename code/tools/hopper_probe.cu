@@ -13,13 +13,19 @@
 //             the swizzled tiles through shared-memory descriptors.
 //   wgmma-rs  The same product with A's fragments in registers, loaded by each
 //             lane from global memory in the layout of mma.sync.m16n8k8's A.
+//   pipeline  A whole tile loop at 256^3: a producer warpgroup copies each
+//             K-step's tiles with TMA into four stages, two consumer
+//             warpgroups multiply them with wgmma.m64n128k8, and two mbarriers
+//             per stage hand the buffers back and forth.
 //
 // The inputs are small integers, exact in TF32, whose products and sums are
 // exact in FP32, so each product must equal the CPU's exactly.
 //
-// Usage: hopper_probe [--map]
-//   --map  also prints the measured swizzle, one line per row: the piece
-//          where each of the row's eight pieces landed.
+// Usage: hopper_probe [--map] [--time N]
+//   --map     also prints the measured swizzle, one line per row: the piece
+//             where each of the row's eight pieces landed.
+//   --time N  also times the pipeline kernel at N^3 (N a multiple of 128):
+//             a first look for development, not a number for the book.
 // Exit: 0 when every check holds, 1 when one fails, 77 without an sm_90 GPU.
 //
 // Build alone (wgmma needs the sm_90a target):
@@ -29,6 +35,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -235,6 +242,124 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // ---------------------------------------------------------------------------
+// pipeline: a whole GEMM tile loop, the shape a Hopper kernel takes. A block
+// of three warpgroups computes a 128 x 128 tile of C = A * B^T (A is M x K,
+// B^T is N x K, both K-major). Warpgroup 0 is the producer: one of its
+// threads copies each K-step's tiles with TMA into one of STAGES buffers.
+// Warpgroups 1 and 2 are the consumers: each multiplies 64 rows of the tile
+// with wgmma.m64n128k8. Two mbarriers per stage hand the buffers over:
+// "full" completes when the copies have landed (the producer's arrival and
+// the bytes), "empty" when both consumers have finished reading it.
+// ---------------------------------------------------------------------------
+
+constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 4;
+constexpr int kStageFloats = (kBM + kBN) * kBK;
+constexpr int kPipelineThreads = 3 * 128;
+constexpr int kPipelineSmem = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
+
+#define PROBE_D64(d)                                                                              \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+#define PROBE_D64_TEXT                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "  \
+  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "  \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+
+// d += A * B^T for one step of 8 along K, m64n128k8, both from shared memory.
+__device__ void wgmma_m64n128k8_ss(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                   int accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred keep;\n"
+      "setp.ne.b32 keep, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " PROBE_D64_TEXT
+      ", %64, %65, keep, 1, 1;\n"
+      "}\n"
+      : PROBE_D64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+}
+
+// Arrives on the barrier once (no bytes expected).
+__device__ void mbarrier_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
+}
+
+__global__ void __launch_bounds__(kPipelineThreads, 1)
+    probe_pipeline(const __grid_constant__ CUtensorMap map_a,
+                   const __grid_constant__ CUtensorMap map_bt, float* C, int N, int K) {
+  extern __shared__ unsigned char smem_raw[];
+  // The swizzled tiles must start on 1024-byte boundaries.
+  float* tiles =
+      reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  __shared__ uint64_t full[kStages], empty[kStages];
+  const int warpgroup = threadIdx.x / 128;
+  const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
+  const int steps = K / kBK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], 2);  // one arrival per consumer warpgroup
+    }
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < steps; ++kt) {
+        const int s = kt % kStages, round = kt / kStages;
+        // A fresh barrier counts as having completed the phase before its
+        // first, so the first round's wait on parity 1 returns at once.
+        mbarrier_wait(&empty[s], (round + 1) & 1);
+        float* As = tiles + s * kStageFloats;
+        float* Bs = As + kBM * kBK;
+        mbarrier_expect_bytes(&full[s], kStageFloats * static_cast<int>(sizeof(float)));
+        tma_load_2d(As, &map_a, kt * kBK, tile_m, &full[s]);
+        tma_load_2d(Bs, &map_bt, kt * kBK, tile_n, &full[s]);
+      }
+    }
+    return;
+  }
+
+  const int consumer = warpgroup - 1;  // rows 64 * consumer of the block tile
+  float d[64] = {};
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % kStages;
+    mbarrier_wait(&full[s], (kt / kStages) & 1);
+    const float* As = tiles + s * kStageFloats + consumer * 64 * kBK;
+    const float* Bs = tiles + s * kStageFloats + kBM * kBK;
+    wgmma_fence();
+    for (int k = 0; k < kBK / 8; ++k)
+      wgmma_m64n128k8_ss(d, descriptor_128b(As) + 2 * k, descriptor_128b(Bs) + 2 * k,
+                         kt > 0 || k > 0);
+    wgmma_commit();
+    wgmma_wait_all();
+    if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+  }
+
+  // The accumulators in C's layout: rows 16 * warp + g and + 8 of the
+  // consumer's 64, columns 8j + 2t and + 1.
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int row = tile_m + consumer * 64 + 16 * warp + lane / 4;
+  const int col = tile_n + 2 * (lane % 4);
+  for (int j = 0; j < kBN / 8; ++j) {
+    C[static_cast<size_t>(row) * N + col + 8 * j] = d[4 * j + 0];
+    C[static_cast<size_t>(row) * N + col + 8 * j + 1] = d[4 * j + 1];
+    C[static_cast<size_t>(row + 8) * N + col + 8 * j] = d[4 * j + 2];
+    C[static_cast<size_t>(row + 8) * N + col + 8 * j + 1] = d[4 * j + 3];
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Host side.
 // ---------------------------------------------------------------------------
 
@@ -257,18 +382,19 @@ EncodeTiled encode_tiled() {
   return reinterpret_cast<EncodeTiled>(fn);
 }
 
-// A map of a rows x 32 row-major float matrix whose box is the whole of it,
-// copied with the 128-byte swizzle.
-CUtensorMap tile_map(EncodeTiled encode, float* base, int rows) {
+// A map of a rows x K row-major (K-major) float matrix, copied in boxes of
+// box_rows x 32 floats with the 128-byte swizzle. Outside the matrix the
+// copy fills zeros.
+CUtensorMap k_major_map(EncodeTiled encode, float* base, int rows, int K, int box_rows) {
   CUtensorMap map;
-  const cuuint64_t dims[2] = {kK, static_cast<cuuint64_t>(rows)};  // innermost first
-  const cuuint64_t strides[1] = {kK * sizeof(float)};              // bytes between rows
-  const cuuint32_t box[2] = {kK, static_cast<cuuint32_t>(rows)};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * sizeof(float)};  // bytes per row
+  const cuuint32_t box[2] = {kK, static_cast<cuuint32_t>(box_rows)};           // innermost first
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult rc =
       encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, element_strides,
              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (rc != CUDA_SUCCESS) {
     std::fprintf(stderr, "hopper_probe: cuTensorMapEncodeTiled failed (%d)\n",
                  static_cast<int>(rc));
@@ -324,10 +450,107 @@ bool check_product(const char* name, const std::vector<float>& D, const std::vec
   return wrong == 0;
 }
 
+// pipeline: M = N = K = 256 checked against the CPU's exact product, and,
+// with `seconds_at` > 0, timed at that size (square) with CUDA events.
+bool check_pipeline(EncodeTiled encode, int time_size) {
+  static const bool allowed = [] {
+    PROBE_CHECK(cudaFuncSetAttribute(probe_pipeline, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kPipelineSmem));
+    return true;
+  }();
+  (void)allowed;
+  auto run = [&](int n, const std::vector<float>& A, const std::vector<float>& Bt,
+                 std::vector<float>* C, int repeats) {
+    const size_t count = static_cast<size_t>(n) * n;
+    float *dA, *dBt, *dC;
+    PROBE_CHECK(cudaMalloc(&dA, count * sizeof(float)));
+    PROBE_CHECK(cudaMalloc(&dBt, count * sizeof(float)));
+    PROBE_CHECK(cudaMalloc(&dC, count * sizeof(float)));
+    PROBE_CHECK(cudaMemcpy(dA, A.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(dBt, Bt.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+    const CUtensorMap map_a = k_major_map(encode, dA, n, n, kBM);
+    const CUtensorMap map_bt = k_major_map(encode, dBt, n, n, kBN);
+    const dim3 grid(n / kBN, n / kBM);
+    cudaEvent_t start, stop;
+    PROBE_CHECK(cudaEventCreate(&start));
+    PROBE_CHECK(cudaEventCreate(&stop));
+    probe_pipeline<<<grid, kPipelineThreads, kPipelineSmem>>>(map_a, map_bt, dC, n, n);
+    PROBE_CHECK(cudaGetLastError());
+    PROBE_CHECK(cudaEventRecord(start));
+    for (int r = 0; r < repeats; ++r)
+      probe_pipeline<<<grid, kPipelineThreads, kPipelineSmem>>>(map_a, map_bt, dC, n, n);
+    PROBE_CHECK(cudaEventRecord(stop));
+    PROBE_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (C) {
+      C->resize(count);
+      PROBE_CHECK(cudaMemcpy(C->data(), dC, count * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+    cudaFree(dA);
+    cudaFree(dBt);
+    cudaFree(dC);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return repeats ? ms / repeats : 0.0f;
+  };
+
+  const int n = 256;
+  std::vector<float> A(n * n), Bt(n * n), C;
+  for (int i = 0; i < n * n; ++i) {
+    A[i] = static_cast<float>((i * 5) % 9 - 4);
+    Bt[i] = static_cast<float>((i * 7) % 9 - 4);
+  }
+  run(n, A, Bt, &C, 0);
+  int wrong = 0, first = -1;
+  for (int m = 0; m < n; ++m)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int k = 0; k < n; ++k) sum += A[m * n + k] * Bt[j * n + k];
+      if (C[m * n + j] != sum) {
+        if (first < 0) first = m * n + j;
+        ++wrong;
+      }
+    }
+  std::printf("pipeline  %s: %d of %d elements differ from the CPU's product at %d^3",
+              wrong ? "FAILED" : "ok", wrong, n * n, n);
+  if (first >= 0) std::printf(" (the first at row %d, column %d)", first / n, first % n);
+  std::printf("\n");
+
+  if (time_size > 0) {
+    const size_t count = static_cast<size_t>(time_size) * time_size;
+    std::vector<float> big_a(count), big_bt(count);
+    for (size_t i = 0; i < count; ++i) {
+      big_a[i] = static_cast<float>(static_cast<int>(i * 5 % 9) - 4);
+      big_bt[i] = static_cast<float>(static_cast<int>(i * 7 % 9) - 4);
+    }
+    const float ms = run(time_size, big_a, big_bt, nullptr, 20);
+    std::printf(
+        "pipeline  %d^3: %.3f ms, %.1f GFLOP/s (a probe's timing, not the measure command's)\n",
+        time_size, ms, 2.0 * time_size * time_size * static_cast<double>(time_size) / ms / 1e6);
+  }
+  return wrong == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool print_map = argc > 1 && std::strcmp(argv[1], "--map") == 0;
+  bool print_map = false;
+  int time_size = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--map") == 0) {
+      print_map = true;
+    } else if (std::strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
+      time_size = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: hopper_probe [--map] [--time N]\n");
+      return 2;
+    }
+  }
+  if (time_size % 128 != 0) {
+    std::fprintf(stderr, "hopper_probe: --time takes a multiple of 128\n");
+    return 2;
+  }
   int devices = 0;
   cudaDeviceProp prop{};
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 ||
@@ -353,8 +576,8 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaMemcpy(dBt, Bt.data(), kTileFloats * sizeof(float), cudaMemcpyHostToDevice));
 
   const EncodeTiled encode = encode_tiled();
-  const CUtensorMap map_a = tile_map(encode, dA, kRows);
-  const CUtensorMap map_b = tile_map(encode, dBt, kRows);
+  const CUtensorMap map_a = k_major_map(encode, dA, kRows, kK, kRows);
+  const CUtensorMap map_b = k_major_map(encode, dBt, kRows, kK, kRows);
 
   std::vector<float> stored(kTileFloats), D(kRows * kRows);
   bool ok = true;
@@ -374,6 +597,7 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaDeviceSynchronize());
   PROBE_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
   ok &= check_product("wgmma-rs", D, A, Bt);
+  ok &= check_pipeline(encode, time_size);
 
   cudaFree(dA);
   cudaFree(dBt);
