@@ -101,3 +101,21 @@ def test_ncu_without_a_table_reports_its_last_lines():
     parsed = measure.parse_ncu_csv(subprocess.CompletedProcess(["ncu"], 1, out, ""), "4096")
     assert list(parsed) == ["error"]
     assert parsed["error"][-1].startswith("==ERROR== ERR_NVGPUCTRPERM")
+
+
+def test_every_program_the_measure_command_writes_for_can_be_hashed():
+    """The measure command records the inputs of every result it writes
+    (measure.inputs_of, nvcc -M over the source). A source that nvcc -M cannot
+    read stops the run after its measurements, with nothing written: a chapter
+    whose header refuses older GPUs once did that on the H200."""
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    sources = [f"chapters/{c}/kernel.cu" for c in measure.chapter_folders()]
+    sources += [measure.TRANSPOSE_SOURCE, measure.BASELINE_SOURCE]
+    for source in sources:
+        inputs = measure.inputs_of(source)
+        assert source in inputs, source
+        header = source.rsplit("/", 1)[0] + "/kernel.cuh"
+        if (ROOT / header).is_file():
+            assert header in inputs, source
