@@ -349,6 +349,12 @@ def main() -> int:
     build_dir = Path(args.build_dir)
     build(build_dir)
     programs = chapter_programs(build_dir, args.chapters)
+    # The inputs every result will record, read now (inputs_of caches them):
+    # a source that cannot be read stops the run before anything is measured,
+    # and the hashes are of the tree that was built.
+    for source in [*(f"chapters/{c}/kernel.cu" for c in chapter_folders()),
+                   TRANSPOSE_SOURCE, BASELINE_SOURCE]:
+        inputs_of(source)
     sizes = args.sizes or (SIZES[:4] if args.quick else SIZES)
 
     staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
