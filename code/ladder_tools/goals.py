@@ -58,15 +58,21 @@ def parse_goal(line: str) -> Goal:
     return Goal(percent, parts[1], parse_sizes(parts[2]))
 
 
-def judge(goal: Goal, timed_at) -> Verdict:
+def judge(goal: Goal, timed_at, fastest_cublas=None) -> Verdict:
     """The goal against a result; `timed_at(size)` gives a size's timed
-    entry or None (ChapterResult.timed_at)."""
+    entry or None (ChapterResult.timed_at). With `fastest_cublas(size)` (the
+    fastest cuBLAS GFLOP/s any run measured at that size, this entry's
+    included), each size is held against that rate instead of the cuBLAS run
+    beside the kernel."""
     measured, unmeasured = {}, []
     for size in goal.sizes:
         entry = timed_at(size)
         if entry is None:
             unmeasured.append(size)
-        else:
+        elif fastest_cublas is None:
             measured[size] = entry["pct_cublas"]
+        else:
+            fastest = max(fastest_cublas(size) or 0.0, entry["cublas_gflops"])
+            measured[size] = 100.0 * entry["gflops"] / fastest
     below = {size: pct for size, pct in measured.items() if pct < goal.percent}
     return Verdict(goal, measured, below, tuple(unmeasured))

@@ -240,6 +240,18 @@ def median_cublas_gflops(
     return statistics.median(rates) if rates else None
 
 
+def fastest_cublas_gflops(
+    results: list[ChapterResult], size: tuple[int, int, int]
+) -> float | None:
+    """cuBLAS GFLOP/s at ``size``, the fastest of the chapters' runs of it.
+    At small sizes cuBLAS's time varies from process to process far more than
+    a chapter's kernel does; a goal held against this rate cannot be met by a
+    slow cuBLAS run."""
+    entries = (result.at(size) for result in results)
+    rates = [entry["cublas_gflops"] for entry in entries if entry and is_timed(entry)]
+    return max(rates) if rates else None
+
+
 def provenance_line(result: ChapterResult) -> str:
     """GPU, versions, date and commit of one measurement, for under its table."""
     p = result.provenance

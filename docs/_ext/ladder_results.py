@@ -21,7 +21,8 @@ Numbers enter the book only through what this extension reads from
 ``{ladder-goals} <slug>``  options ``:gpu:``; body: one goal per line
     ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
     goals, each with how many of its sizes were measured, the lowest % of
-    cuBLAS, and the sizes below the goal, computed from the chapter's result.
+    cuBLAS, and the sizes below the goal, computed from the chapter's result,
+    each size against the fastest cuBLAS run of it among the GPU's results.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
 
@@ -385,9 +386,19 @@ class GoalsDirective(_ChapterDirective):
         block = nodes.container(classes=["ladder-results"])
         if result.stale:
             block += stale_result_box(result)
+        # Each size against the fastest cuBLAS run of it among this GPU's
+        # results, so that a slow cuBLAS run cannot meet a goal.
+        every = results.gpu_chapter_results(self.results_root, gpu, self.repo_root)
+        for other in every:
+            self.track(other.path)
         verdicts = nodes.bullet_list(classes=["ladder-goals"])
         for goal in wanted:
-            verdicts += _goal_item(goals.judge(goal, result.timed_at))
+            verdict = goals.judge(goal, result.timed_at,
+                                  lambda size: results.fastest_cublas_gflops(every, size))
+            verdicts += _goal_item(verdict)
+        block += paragraph("Each size is held against the fastest cuBLAS run of it that "
+                           "the measure command recorded for this GPU, in any chapter's "
+                           "process.")
         block += verdicts
         block += paragraph(results.provenance_line(result), ["ladder-provenance"])
         return [block]

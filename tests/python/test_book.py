@@ -30,7 +30,7 @@ from ladder_tools.formatting import (format_error, format_gflops, format_ms,  # 
                                      format_percent, format_size, format_time_range, parse_size)
 from ladder_tools.results import (RESULTS_DIR_VARIABLE, ChapterResult, ResultsError,  # noqa: E402
                                   chapter_slugs, check_chapter_result, gpu_folders,
-                                  load_chapter_result, load_chapter_results,
+                                  fastest_cublas_gflops, load_chapter_result, load_chapter_results,
                                   median_cublas_gflops, results_root, staleness)
 from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, NOT_MEASURED,  # noqa: E402
                                  parse_value_request, resolve_value)
@@ -324,6 +324,30 @@ def test_a_goal_is_judged_from_the_result(tree):
     assert verdict.below == {(4096,) * 3: 50.0}
     assert verdict.unmeasured == ((2048,) * 3,)
     assert goals.judge(goals.parse_goal("50 | Squares | 4096"), result.timed_at).below == {}
+
+
+def test_a_goal_is_held_against_the_fastest_cublas_run(tree):
+    """A kernel that beats a slow cuBLAS run beside it still misses a goal
+    that cuBLAS's fastest run of that size, in another chapter's process,
+    puts out of reach; a faster run beside the kernel itself counts too."""
+    repo, results, _ = tree
+    path = results / "h200" / "chapters" / "01-test.json"
+    content = json.loads(path.read_text())
+    mine = {**content["sizes"][0], "M": 512, "N": 512, "K": 512, "gflops": 1100.0,
+            "cublas_gflops": 1000.0, "pct_cublas": 110.0}
+    content["sizes"] = [mine]
+    path.write_text(json.dumps(content))
+    other = {**content, "chapter": "02-other",
+             "sizes": [{**mine, "gflops": 900.0, "cublas_gflops": 1500.0, "pct_cublas": 60.0}]}
+    (results / "h200" / "chapters" / "02-other.json").write_text(json.dumps(other))
+    every = [load_chapter_result(results, "h200", slug, repo) for slug in ("01-test", "02-other")]
+    fastest = lambda size: fastest_cublas_gflops(every, size)  # noqa: E731
+    goal = goals.parse_goal("90 | Squares | 512")
+    assert goals.judge(goal, every[0].timed_at).below == {}
+    verdict = goals.judge(goal, every[0].timed_at, fastest)
+    assert verdict.below == {(512,) * 3: pytest.approx(100.0 * 1100.0 / 1500.0)}
+    assert goals.judge(goal, every[1].timed_at, lambda size: 1000.0).measured == {
+        (512,) * 3: pytest.approx(60.0)}
 
 
 def test_value_requests_parse():
