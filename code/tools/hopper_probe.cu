@@ -13,6 +13,8 @@
 //             the swizzled tiles through shared-memory descriptors.
 //   wgmma-rs  The same product with A's fragments in registers, loaded by each
 //             lane from global memory in the layout of mma.sync.m16n8k8's A.
+//   tf32-bits What wgmma does with an FP32 operand's low 13 bits (drops them,
+//             rounds, or keeps them): reported, for 3xTF32's split, not checked.
 //   pipeline  A whole tile loop at 256^3: a producer warpgroup copies each
 //             K-step's tiles with TMA into four stages, two consumer
 //             warpgroups multiply them with wgmma.m64n128k8, and two mbarriers
@@ -431,6 +433,24 @@ bool check_tma(const std::vector<float>& stored, bool print_map) {
   return wrong == 0;
 }
 
+// What wgmma does with the low 13 bits of an FP32 operand it takes as TF32:
+// every element of A is x = 1 + 3/4 of TF32's last place at 1 (2^-10), and
+// every element of B^T is 1, so each element of D is 32 times what the
+// tensor cores took x to be: 1 if they drop the low bits, 1 + 2^-10 if they
+// round to nearest, x itself if they keep them. Reported, not checked: the
+// PTX ISA promises only that TF32 operands already in TF32 form are exact.
+void report_operand_rounding(const std::vector<float>& D) {
+  const float x = 1.0f + 0.75f * 0x1p-10f;
+  const char* seen = D[0] == 32.0f                       ? "drops the low 13 bits (truncates)"
+                     : D[0] == 32.0f * (1.0f + 0x1p-10f) ? "rounds to nearest"
+                     : D[0] == 32.0f * x                 ? "keeps every bit"
+                                                         : "does something else";
+  bool uniform = true;
+  for (float v : D) uniform &= v == D[0];
+  std::printf("tf32-bits  an FP32 operand's low bits: wgmma %s (D = %.9g%s)\n", seen,
+              static_cast<double>(D[0]), uniform ? "" : ", not the same everywhere");
+}
+
 bool check_product(const char* name, const std::vector<float>& D, const std::vector<float>& A,
                    const std::vector<float>& Bt) {
   int wrong = 0, first = -1;
@@ -590,6 +610,18 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
   ok &= check_tma(stored, print_map);
   ok &= check_product("wgmma-ss", D, A, Bt);
+
+  {  // The same kernel on operands that are not TF32 numbers.
+    std::vector<float> x(kTileFloats, 1.0f + 0.75f * 0x1p-10f), one(kTileFloats, 1.0f);
+    PROBE_CHECK(cudaMemcpy(dA, x.data(), kTileFloats * sizeof(float), cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(dBt, one.data(), kTileFloats * sizeof(float), cudaMemcpyHostToDevice));
+    probe_ss<<<1, kThreads>>>(map_a, map_b, dStored, dD);
+    PROBE_CHECK(cudaGetLastError());
+    PROBE_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    report_operand_rounding(D);
+    PROBE_CHECK(cudaMemcpy(dA, A.data(), kTileFloats * sizeof(float), cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(dBt, Bt.data(), kTileFloats * sizeof(float), cudaMemcpyHostToDevice));
+  }
 
   PROBE_CHECK(cudaMemset(dD, 0, D.size() * sizeof(float)));
   probe_rs<<<1, kThreads>>>(map_b, dA, dD);
