@@ -451,27 +451,28 @@ void report_operand_rounding(const std::vector<float>& D) {
               static_cast<double>(D[0]), uniform ? "" : ", not the same everywhere");
 }
 
+// D (n x n) against the CPU's exact product of A (n x K) and B^T (n x K).
 bool check_product(const char* name, const std::vector<float>& D, const std::vector<float>& A,
-                   const std::vector<float>& Bt) {
+                   const std::vector<float>& Bt, int n, int K) {
   int wrong = 0, first = -1;
-  for (int m = 0; m < kRows; ++m)
-    for (int n = 0; n < kRows; ++n) {
+  for (int m = 0; m < n; ++m)
+    for (int j = 0; j < n; ++j) {
       float sum = 0;
-      for (int k = 0; k < kK; ++k) sum += A[m * kK + k] * Bt[n * kK + k];
-      if (D[m * kRows + n] != sum) {
-        if (first < 0) first = m * kRows + n;
+      for (int k = 0; k < K; ++k) sum += A[m * K + k] * Bt[j * K + k];
+      if (D[m * n + j] != sum) {
+        if (first < 0) first = m * n + j;
         ++wrong;
       }
     }
-  std::printf("%-9s %s: %d of %d elements differ from the CPU's product", name,
-              wrong ? "FAILED" : "ok", wrong, kRows * kRows);
-  if (first >= 0) std::printf(" (the first at row %d, column %d)", first / kRows, first % kRows);
+  std::printf("%-9s %s: %d of %d elements differ from the CPU's product (%d x %d x %d)", name,
+              wrong ? "FAILED" : "ok", wrong, n * n, n, n, K);
+  if (first >= 0) std::printf(" (the first at row %d, column %d)", first / n, first % n);
   std::printf("\n");
   return wrong == 0;
 }
 
 // pipeline: M = N = K = 256 checked against the CPU's exact product, and,
-// with `seconds_at` > 0, timed at that size (square) with CUDA events.
+// with `time_size` > 0, timed at that size (square) with CUDA events.
 bool check_pipeline(EncodeTiled encode, int time_size) {
   static const bool allowed = [] {
     PROBE_CHECK(cudaFuncSetAttribute(probe_pipeline, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -522,20 +523,7 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
     Bt[i] = static_cast<float>((i * 7) % 9 - 4);
   }
   run(n, A, Bt, &C, 0);
-  int wrong = 0, first = -1;
-  for (int m = 0; m < n; ++m)
-    for (int j = 0; j < n; ++j) {
-      float sum = 0;
-      for (int k = 0; k < n; ++k) sum += A[m * n + k] * Bt[j * n + k];
-      if (C[m * n + j] != sum) {
-        if (first < 0) first = m * n + j;
-        ++wrong;
-      }
-    }
-  std::printf("pipeline  %s: %d of %d elements differ from the CPU's product at %d^3",
-              wrong ? "FAILED" : "ok", wrong, n * n, n);
-  if (first >= 0) std::printf(" (the first at row %d, column %d)", first / n, first % n);
-  std::printf("\n");
+  const bool ok = check_product("pipeline", C, A, Bt, n, n);
 
   if (time_size > 0) {
     const size_t count = static_cast<size_t>(time_size) * time_size;
@@ -549,7 +537,7 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
         "pipeline  %d^3: %.3f ms, %.1f GFLOP/s (a probe's timing, not the measure command's)\n",
         time_size, ms, 2.0 * time_size * time_size * static_cast<double>(time_size) / ms / 1e6);
   }
-  return wrong == 0;
+  return ok;
 }
 
 }  // namespace
@@ -609,7 +597,7 @@ int main(int argc, char** argv) {
       cudaMemcpy(stored.data(), dStored, stored.size() * sizeof(float), cudaMemcpyDeviceToHost));
   PROBE_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
   ok &= check_tma(stored, print_map);
-  ok &= check_product("wgmma-ss", D, A, Bt);
+  ok &= check_product("wgmma-ss", D, A, Bt, kRows, kK);
 
   {  // The same kernel on operands that are not TF32 numbers.
     std::vector<float> x(kTileFloats, 1.0f + 0.75f * 0x1p-10f), one(kTileFloats, 1.0f);
@@ -628,7 +616,7 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaGetLastError());
   PROBE_CHECK(cudaDeviceSynchronize());
   PROBE_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  ok &= check_product("wgmma-rs", D, A, Bt);
+  ok &= check_product("wgmma-rs", D, A, Bt, kRows, kK);
   ok &= check_pipeline(encode, time_size);
 
   cudaFree(dA);
