@@ -122,6 +122,15 @@ __device__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "me
 __device__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 __device__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
 
+// Pins the accumulators in program order around the asynchronous wgmma: the
+// compiler may not move a read or write of them across this point (an empty
+// asm that claims to change them).
+template <int N>
+__device__ void fence_accumulators(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
 #define PROBE_D32(d)                                                                              \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
@@ -197,6 +206,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = threadIdx.x; i < kTileFloats; i += kThreads) a_as_stored[i] = As[i];
 
   float d[32] = {};
+  fence_accumulators(d);
   wgmma_fence();
   for (int k = 0; k < kK / 8; ++k) {
     // A step of 8 along K is 32 bytes further along each row: 2 in the
@@ -206,6 +216,7 @@ __global__ void __launch_bounds__(kThreads)
   }
   wgmma_commit();
   wgmma_wait_all();
+  fence_accumulators(d);
   store_accumulators(d, D);
 }
 
@@ -236,10 +247,12 @@ __global__ void __launch_bounds__(kThreads)
     a[k][3] = __float_as_uint(A[(row + 8) * kK + col + 4]);
   }
   float d[32] = {};
+  fence_accumulators(d);
   wgmma_fence();
   for (int k = 0; k < kK / 8; ++k) wgmma_m64n64k8_rs(d, a[k], descriptor_128b(Bs) + 2 * k, k > 0);
   wgmma_commit();
   wgmma_wait_all();
+  fence_accumulators(d);
   store_accumulators(d, D);
 }
 
@@ -339,12 +352,14 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
     mbarrier_wait(&full[s], (kt / kStages) & 1);
     const float* As = tiles + s * kStageFloats + consumer * 64 * kBK;
     const float* Bs = tiles + s * kStageFloats + kBM * kBK;
+    fence_accumulators(d);
     wgmma_fence();
     for (int k = 0; k < kBK / 8; ++k)
       wgmma_m64n128k8_ss(d, descriptor_128b(As) + 2 * k, descriptor_128b(Bs) + 2 * k,
                          kt > 0 || k > 0);
     wgmma_commit();
     wgmma_wait_all();
+    fence_accumulators(d);
     if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
   }
 
