@@ -15,6 +15,10 @@
 //             lane from global memory in the layout of mma.sync.m16n8k8's A.
 //   tf32-bits What wgmma does with an FP32 operand's low 13 bits (drops them,
 //             rounds, or keeps them): reported, for 3xTF32's split, not checked.
+//   gemm      C = alpha A B + beta C on row-major A, B and C, any M and N, K
+//             and N multiples of 4: as pipeline, computing C^T = B^T A^T, with
+//             A's tile through a descriptor and B^T's fragments in registers,
+//             loaded from B's swizzled tile. At 256^3 and 200 x 260 x 36.
 //   pipeline  A whole tile loop at 256^3: a producer warpgroup copies each
 //             K-step's tiles with TMA into four stages, two consumer
 //             warpgroups multiply them with wgmma.m64n128k8, and two mbarriers
@@ -312,9 +316,9 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
     probe_pipeline(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_bt, float* C, int N, int K) {
   extern __shared__ unsigned char smem_raw[];
-  // The swizzled tiles must start on 1024-byte boundaries.
-  float* tiles =
-      reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  // The swizzled tiles must start on 1024-byte boundaries. Offsetting the array itself (not a cast
+  // integer) keeps the pointer known to be in shared memory, so that its loads compile to LDS.
+  float* tiles = reinterpret_cast<float*>(smem_raw + (1024 - smem_address(smem_raw) % 1024) % 1024);
   __shared__ uint64_t full[kStages], empty[kStages];
   const int warpgroup = threadIdx.x / 128;
   const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
@@ -377,6 +381,125 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
 }
 
 // ---------------------------------------------------------------------------
+// gemm: C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and C
+// (M x N), any M and N, K and N multiples of 4 (TMA's rows must be 16-byte
+// multiples). wgmma on TF32 takes both operands from shared memory only when
+// they are K-major, and row-major B is not: its rows run along N. So the block
+// computes C^T = B^T * A^T. A's tile, K-major, is wgmma's second operand, read
+// from shared memory through a descriptor; B^T is the first, in registers,
+// each lane loading its fragment from B's tile with plain shared loads. The
+// accumulators then hold C transposed: row n, column m.
+//
+// B's tile is 32 rows (k) of 128 floats (n). With the 128-byte swizzle a box
+// is at most 128 bytes wide, so the producer copies it as four boxes of 32
+// columns, each 32 x 32 floats, one after another.
+// ---------------------------------------------------------------------------
+
+constexpr int kBoxColumns = 32;  // floats in one 128-byte swizzled row
+
+// d += B^T * A^T for one step of 8 along K, m64n128k8, B^T's fragment in
+// registers and A's tile through its descriptor.
+__device__ void wgmma_m64n128k8_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a,
+                                   int accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred keep;\n"
+      "setp.ne.b32 keep, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " PROBE_D64_TEXT
+      ", {%64, %65, %66, %67}, %68, keep, 1, 1;\n"
+      "}\n"
+      : PROBE_D64(d)
+      : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "l"(desc_a), "r"(accumulate));
+}
+
+// Float (k, n) of a B tile stored as four swizzled boxes of 32 columns.
+__device__ int b_tile_index(int k, int n) {
+  const int box = n / kBoxColumns, column = n % kBoxColumns;
+  return box * kBK * kBoxColumns + k * kBoxColumns + ((column / 4) ^ (k % 8)) * 4 + column % 4;
+}
+
+__global__ void __launch_bounds__(kPipelineThreads, 1)
+    probe_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+               float* C, int M, int N, int K, float alpha, float beta) {
+  extern __shared__ unsigned char smem_raw[];
+  // Offsetting the array itself (not a cast integer) keeps the pointer known
+  // to be in shared memory, so that its loads compile to LDS.
+  float* tiles = reinterpret_cast<float*>(smem_raw + (1024 - smem_address(smem_raw) % 1024) % 1024);
+  __shared__ uint64_t full[kStages], empty[kStages];
+  const int warpgroup = threadIdx.x / 128;
+  const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
+  const int steps = (K + kBK - 1) / kBK;  // the copies fill zeros past K
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], 2);
+    }
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < steps; ++kt) {
+        const int s = kt % kStages;
+        mbarrier_wait(&empty[s], (kt / kStages + 1) & 1);
+        float* As = tiles + s * kStageFloats;
+        float* Bs = As + kBM * kBK;
+        mbarrier_expect_bytes(&full[s], kStageFloats * static_cast<int>(sizeof(float)));
+        tma_load_2d(As, &map_a, kt * kBK, tile_m, &full[s]);
+        for (int box = 0; box < kBN / kBoxColumns; ++box)
+          tma_load_2d(Bs + box * kBK * kBoxColumns, &map_b, tile_n + box * kBoxColumns, kt * kBK,
+                      &full[s]);
+      }
+    }
+    return;
+  }
+
+  // This consumer's 64 columns of the tile (n), in four warps of 16.
+  const int consumer = warpgroup - 1, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int n0 = consumer * 64 + 16 * warp + g;
+  float d[64] = {};
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % kStages;
+    mbarrier_wait(&full[s], (kt / kStages) & 1);
+    const float* As = tiles + s * kStageFloats;
+    const float* Bs = As + kBM * kBK;
+    // B^T's fragments for the stage's four steps, loaded before the first
+    // wgmma: rows n0 and n0 + 8 of B^T, columns k and k + 4 (B's rows).
+    uint32_t b[kBK / 8][4];
+#pragma unroll
+    for (int step = 0; step < kBK / 8; ++step) {
+      const int k = 8 * step + t;
+      b[step][0] = __float_as_uint(Bs[b_tile_index(k, n0)]);
+      b[step][1] = __float_as_uint(Bs[b_tile_index(k, n0 + 8)]);
+      b[step][2] = __float_as_uint(Bs[b_tile_index(k + 4, n0)]);
+      b[step][3] = __float_as_uint(Bs[b_tile_index(k + 4, n0 + 8)]);
+    }
+    fence_accumulators(d);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < kBK / 8; ++step)
+      wgmma_m64n128k8_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_accumulators(d);
+    if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+  }
+
+  // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
+  // (n0, 8j + 2t), (n0, 8j + 2t + 1) and the same for n0 + 8.
+  for (int j = 0; j < kBM / 8; ++j)
+    for (int r = 0; r < 4; ++r) {
+      const int m = tile_m + 8 * j + 2 * t + r % 2, n = tile_n + n0 + 8 * (r / 2);
+      if (m < M && n < N) {
+        float* c = C + static_cast<size_t>(m) * N + n;
+        *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
+      }
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Host side.
 // ---------------------------------------------------------------------------
 
@@ -399,14 +522,14 @@ EncodeTiled encode_tiled() {
   return reinterpret_cast<EncodeTiled>(fn);
 }
 
-// A map of a rows x K row-major (K-major) float matrix, copied in boxes of
-// box_rows x 32 floats with the 128-byte swizzle. Outside the matrix the
-// copy fills zeros.
-CUtensorMap k_major_map(EncodeTiled encode, float* base, int rows, int K, int box_rows) {
+// A map of a row-major float matrix of rows x columns, copied in boxes of
+// box_rows x 32 floats (128 bytes) with the 128-byte swizzle. Outside the
+// matrix the copy fills zeros. The rows must be multiples of 16 bytes.
+CUtensorMap row_major_map(EncodeTiled encode, float* base, int rows, int columns, int box_rows) {
   CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(K) * sizeof(float)};  // bytes per row
-  const cuuint32_t box[2] = {kK, static_cast<cuuint32_t>(box_rows)};           // innermost first
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(columns) * sizeof(float)};  // per row
+  const cuuint32_t box[2] = {kK, static_cast<cuuint32_t>(box_rows)};  // innermost first
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult rc =
       encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, element_strides,
@@ -504,8 +627,8 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
     PROBE_CHECK(cudaMalloc(&dC, count * sizeof(float)));
     PROBE_CHECK(cudaMemcpy(dA, A.data(), count * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dBt, Bt.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-    const CUtensorMap map_a = k_major_map(encode, dA, n, n, kBM);
-    const CUtensorMap map_bt = k_major_map(encode, dBt, n, n, kBN);
+    const CUtensorMap map_a = row_major_map(encode, dA, n, n, kBM);
+    const CUtensorMap map_bt = row_major_map(encode, dBt, n, n, kBN);
     const dim3 grid(n / kBN, n / kBM);
     cudaEvent_t start, stop;
     PROBE_CHECK(cudaEventCreate(&start));
@@ -555,6 +678,89 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
   return ok;
 }
 
+// gemm: C = alpha * A * B + beta * C against the CPU at M x N x K, and, with
+// `time_size` > 0, timed at that size (square). Inputs are small integers, so
+// the CPU's result is exact and must be met exactly.
+bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
+  static const bool allowed = [] {
+    PROBE_CHECK(cudaFuncSetAttribute(probe_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     kPipelineSmem));
+    return true;
+  }();
+  (void)allowed;
+  const float alpha = 1.5f, beta = 0.5f;
+  auto run = [&](int m, int n, int k, const std::vector<float>& A, const std::vector<float>& B,
+                 std::vector<float>& C, int repeats) {
+    float *dA, *dB, *dC;
+    PROBE_CHECK(cudaMalloc(&dA, A.size() * sizeof(float)));
+    PROBE_CHECK(cudaMalloc(&dB, B.size() * sizeof(float)));
+    PROBE_CHECK(cudaMalloc(&dC, C.size() * sizeof(float)));
+    PROBE_CHECK(cudaMemcpy(dA, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(dB, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
+    PROBE_CHECK(cudaMemcpy(dC, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
+    const CUtensorMap map_a = row_major_map(encode, dA, m, k, kBM);
+    const CUtensorMap map_b = row_major_map(encode, dB, k, n, kBK);
+    const dim3 grid((n + kBN - 1) / kBN, (m + kBM - 1) / kBM);
+    probe_gemm<<<grid, kPipelineThreads, kPipelineSmem>>>(map_a, map_b, dC, m, n, k, alpha, beta);
+    PROBE_CHECK(cudaGetLastError());
+    PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    float ms = 0;
+    if (repeats > 0) {
+      cudaEvent_t start, stop;
+      PROBE_CHECK(cudaEventCreate(&start));
+      PROBE_CHECK(cudaEventCreate(&stop));
+      PROBE_CHECK(cudaEventRecord(start));
+      for (int r = 0; r < repeats; ++r)
+        probe_gemm<<<grid, kPipelineThreads, kPipelineSmem>>>(map_a, map_b, dC, m, n, k, alpha,
+                                                              0.0f);
+      PROBE_CHECK(cudaEventRecord(stop));
+      PROBE_CHECK(cudaEventSynchronize(stop));
+      PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      cudaEventDestroy(start);
+      cudaEventDestroy(stop);
+    }
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    return repeats > 0 ? ms / repeats : 0.0f;
+  };
+
+  std::vector<float> A(static_cast<size_t>(M) * K), B(static_cast<size_t>(K) * N),
+      C(static_cast<size_t>(M) * N);
+  for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(static_cast<int>(i * 5 % 9) - 4);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(static_cast<int>(i * 7 % 9) - 4);
+  for (size_t i = 0; i < C.size(); ++i) C[i] = static_cast<float>(static_cast<int>(i * 3 % 5) - 2);
+  std::vector<float> expected = C;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      float sum = 0;
+      for (int k = 0; k < K; ++k)
+        sum += A[static_cast<size_t>(m) * K + k] * B[static_cast<size_t>(k) * N + n];
+      expected[static_cast<size_t>(m) * N + n] =
+          alpha * sum + beta * C[static_cast<size_t>(m) * N + n];
+    }
+  run(M, N, K, A, B, C, 0);
+  size_t wrong = 0, first = 0;
+  for (size_t i = 0; i < C.size(); ++i)
+    if (C[i] != expected[i] && wrong++ == 0) first = i;
+  std::printf(
+      "gemm      %s: %zu of %zu elements of alpha A B + beta C differ from the CPU's "
+      "(%d x %d x %d)",
+      wrong ? "FAILED" : "ok", wrong, C.size(), M, N, K);
+  if (wrong) std::printf(" (the first at row %zu, column %zu)", first / N, first % N);
+  std::printf("\n");
+
+  if (time_size > 0) {
+    const size_t count = static_cast<size_t>(time_size) * time_size;
+    std::vector<float> big_a(count, 1.0f), big_b(count, 1.0f), big_c(count, 0.0f);
+    const float ms = run(time_size, time_size, time_size, big_a, big_b, big_c, 20);
+    std::printf(
+        "gemm      %d^3: %.3f ms, %.1f GFLOP/s (a probe's timing, not the measure command's)\n",
+        time_size, ms, 2.0 * time_size * time_size * static_cast<double>(time_size) / ms / 1e6);
+  }
+  return wrong == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -599,8 +805,8 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaMemcpy(dBt, Bt.data(), kTileFloats * sizeof(float), cudaMemcpyHostToDevice));
 
   const EncodeTiled encode = encode_tiled();
-  const CUtensorMap map_a = k_major_map(encode, dA, kRows, kK, kRows);
-  const CUtensorMap map_b = k_major_map(encode, dBt, kRows, kK, kRows);
+  const CUtensorMap map_a = row_major_map(encode, dA, kRows, kK, kRows);
+  const CUtensorMap map_b = row_major_map(encode, dBt, kRows, kK, kRows);
 
   std::vector<float> stored(kTileFloats), D(kRows * kRows);
   bool ok = true;
@@ -633,6 +839,8 @@ int main(int argc, char** argv) {
   PROBE_CHECK(cudaMemcpy(D.data(), dD, D.size() * sizeof(float), cudaMemcpyDeviceToHost));
   ok &= check_product("wgmma-rs", D, A, Bt, kRows, kK);
   ok &= check_pipeline(encode, time_size);
+  ok &= check_gemm(encode, 256, 256, 256, 0);
+  ok &= check_gemm(encode, 200, 260, 36, time_size);  // partial tiles in M, N and K
 
   cudaFree(dA);
   cudaFree(dBt);
