@@ -83,17 +83,28 @@ __device__ void mbarrier_expect_bytes(uint64_t* bar, int bytes) {
                : "memory");
 }
 
-// Waits until the barrier's phase `parity` has completed.
-__device__ void mbarrier_wait(uint64_t* bar, int parity) {
+// Whether the barrier's phase `parity` has completed (try_wait itself waits
+// a while before it answers no).
+__device__ bool mbarrier_try_wait(uint64_t* bar, int parity) {
+  uint32_t done;
   asm volatile(
       "{\n"
-      ".reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_address(bar)),
-      "r"(parity)
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(smem_address(bar)), "r"(parity)
       : "memory");
+  return done != 0;
+}
+
+// Waits until the barrier's phase `parity` has completed. A wrong byte count
+// or parity would otherwise hang the probe; after about a million refusals
+// (seconds) it stops the kernel instead, and the program reports the error.
+__device__ void mbarrier_wait(uint64_t* bar, int parity) {
+  for (int refusals = 0; !mbarrier_try_wait(bar, parity); ++refusals)
+    if (refusals > (1 << 20)) __trap();
 }
 
 // Copies the box at (column, row) of the tensor map into shared memory; the
@@ -268,7 +279,7 @@ __global__ void __launch_bounds__(kThreads)
 // Warpgroups 1 and 2 are the consumers: each multiplies 64 rows of the tile
 // with wgmma.m64n128k8. Two mbarriers per stage hand the buffers over:
 // "full" completes when the copies have landed (the producer's arrival and
-// the bytes), "empty" when both consumers have finished reading it.
+// the bytes), "empty" when all 256 consumer threads have finished reading it.
 // ---------------------------------------------------------------------------
 
 constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 4;
@@ -327,7 +338,7 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 2);  // one arrival per consumer warpgroup
+      mbarrier_init(&empty[s], 256);  // every consumer thread arrives
     }
   }
   __syncthreads();
@@ -364,7 +375,7 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
     wgmma_commit();
     wgmma_wait_all();
     fence_accumulators(d);
-    if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
   }
 
   // The accumulators in C's layout: rows 16 * warp + g and + 8 of the
@@ -433,7 +444,7 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 2);
+      mbarrier_init(&empty[s], 256);  // every consumer thread arrives
     }
   }
   __syncthreads();
@@ -484,7 +495,7 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
     wgmma_commit();
     wgmma_wait_all();
     fence_accumulators(d);
-    if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
   }
 
   // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
