@@ -106,8 +106,8 @@ def test_ncu_without_a_table_reports_its_last_lines():
 def test_every_program_the_measure_command_writes_for_can_be_hashed():
     """The measure command records the inputs of every result it writes
     (measure.inputs_of, nvcc -M over the source). A source that nvcc -M cannot
-    read stops the run after its measurements, with nothing written: a chapter
-    whose header refuses older GPUs once did that on the H200."""
+    read stops the run with nothing written, as a chapter whose header refuses
+    GPUs before sm_80 did when nvcc -M was given no architecture."""
     sys.path.insert(0, str(ROOT / "code"))
     import measure
 
