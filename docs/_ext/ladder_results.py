@@ -396,9 +396,10 @@ class GoalsDirective(_ChapterDirective):
             verdict = goals.judge(goal, result.timed_at,
                                   lambda size: results.fastest_cublas_gflops(every, size))
             verdicts += _goal_item(verdict)
-        block += paragraph("Each size is held against the fastest cuBLAS run of it that "
-                           "the measure command recorded for this GPU, in any chapter's "
-                           "process.")
+        block += paragraph("Each size is held against the fastest cuBLAS time recorded "
+                           "for it on this GPU, in any chapter's run, not only the one "
+                           "beside the kernel, so a percentage here can be lower than in "
+                           "the chapter's table.")
         block += verdicts
         block += paragraph(results.provenance_line(result), ["ladder-provenance"])
         return [block]
