@@ -304,6 +304,27 @@ constexpr int kPipelineSmem = kStages * kStageFloats * static_cast<int>(sizeof(f
   "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "  \
   "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 
+// The dynamic shared memory from its first 1024-byte boundary, where the
+// swizzled tiles must start. Offsetting the array itself (not a cast
+// integer) keeps the pointer known to be in shared memory, so that its loads
+// compile to LDS.
+__device__ float* aligned_tiles(unsigned char* raw) {
+  return reinterpret_cast<float*>(raw + (1024 - smem_address(raw) % 1024) % 1024);
+}
+
+// Each stage's two barriers: "full" takes the producer's one arrival (with
+// the bytes), "empty" an arrival from every one of the 256 consumer threads.
+// The whole block waits until they are initialised.
+__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], 256);
+    }
+  }
+  __syncthreads();
+}
+
 // d += A * B^T for one step of 8 along K, m64n128k8, both from shared memory.
 __device__ void wgmma_m64n128k8_ss(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
                                    int accumulate) {
@@ -327,21 +348,13 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
     probe_pipeline(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_bt, float* C, int N, int K) {
   extern __shared__ unsigned char smem_raw[];
-  // The swizzled tiles must start on 1024-byte boundaries. Offsetting the array itself (not a cast
-  // integer) keeps the pointer known to be in shared memory, so that its loads compile to LDS.
-  float* tiles = reinterpret_cast<float*>(smem_raw + (1024 - smem_address(smem_raw) % 1024) % 1024);
+  float* tiles = aligned_tiles(smem_raw);
   __shared__ uint64_t full[kStages], empty[kStages];
   const int warpgroup = threadIdx.x / 128;
   const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
   const int steps = K / kBK;
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 256);  // every consumer thread arrives
-    }
-  }
-  __syncthreads();
+  init_stage_barriers(full, empty);
 
   if (warpgroup == 0) {
     if (threadIdx.x == 0) {
@@ -433,21 +446,13 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
     probe_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                float* C, int M, int N, int K, float alpha, float beta) {
   extern __shared__ unsigned char smem_raw[];
-  // Offsetting the array itself (not a cast integer) keeps the pointer known
-  // to be in shared memory, so that its loads compile to LDS.
-  float* tiles = reinterpret_cast<float*>(smem_raw + (1024 - smem_address(smem_raw) % 1024) % 1024);
+  float* tiles = aligned_tiles(smem_raw);
   __shared__ uint64_t full[kStages], empty[kStages];
   const int warpgroup = threadIdx.x / 128;
   const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
   const int steps = (K + kBK - 1) / kBK;  // the copies fill zeros past K
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 256);  // every consumer thread arrives
-    }
-  }
-  __syncthreads();
+  init_stage_barriers(full, empty);
 
   if (warpgroup == 0) {
     if (threadIdx.x == 0) {
