@@ -280,45 +280,61 @@ Schedule stream_k(int M, int N, int K, int blocks) {
 struct Plan {
   bool small;         ///< Small, not Big
   Schedule schedule;  ///< tiles, slices, or stream-K
-  long long cost;     ///< the count it was picked by (see cost())
+  double cost;        ///< the count it was picked by (see cost())
 };
 
 /// The fixed cost of a segment, in K-steps: the pipeline's prologue (a
 /// step's loads with nothing to hide them behind) and its store of C.
 constexpr int kSegmentOverheadSteps = 2;
 
+/// A step of an SM that holds fewer blocks than it has slots is not shorter
+/// in proportion: part of a step's time (its loads' latency, the pipes'
+/// depth) is the SM's whatever it holds. The count prices a step of an SM
+/// that holds b of its blocks_per_sm blocks as b + kFixedBlocks blocks' work.
+/// The value is fitted to Small's plain tiles as measured: one block per SM
+/// at 1024 against three per SM at 1536 (the chapter shows the fit).
+constexpr double kFixedBlocks = 1.0 / 3.0;
+
+/// The busiest SM's share of `blocks` blocks of tiling T spread over `sms`
+/// SMs of `blocks_per_sm` slots, in elements of C per K-step of each block:
+/// it holds ceil(blocks / sms) of them, in full rounds of blocks_per_sm and
+/// a last, part-filled one.
+template <class T>
+double busiest_sm(long long blocks, int sms, int blocks_per_sm) {
+  const long long held = (blocks + sms - 1) / sms;
+  const long long full_rounds = held / blocks_per_sm;
+  const long long rest = held % blocks_per_sm;
+  double slots = static_cast<double>(full_rounds * blocks_per_sm);
+  if (rest > 0) slots += blocks_per_sm * (rest + kFixedBlocks) / (blocks_per_sm + kFixedBlocks);
+  return slots * T::BM * T::BN;
+}
+
 /// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`
 /// SMs that hold `blocks_per_sm` of its blocks each, in elements of C times
-/// K-steps. As in chapter 12's count, each SM has blocks_per_sm slots, each
-/// with its share of the SM, and a block takes a slot for
-/// blocks_per_sm * BM * BN elements per step, whether the other slots are
-/// filled or not. Each segment costs kSegmentOverheadSteps more, and so does
-/// each turn after a tile's first, as the turns of a tile add into C one
-/// after another.
-///   * split-K: rounds of blocks, each round as long as one slice;
-///   * stream-K: one round, as long as the largest share.
+/// K-steps: the busiest SM's blocks (busiest_sm()) times the steps each one
+/// runs. Each segment costs kSegmentOverheadSteps more, and so does each
+/// turn after a tile's first, as the turns of a tile add into C one after
+/// another.
+///   * split-K: every block runs one slice;
+///   * stream-K: the data-parallel tiles' full rounds, then one round of
+///     shares, as long as the largest share.
 template <class T>
-long long cost(const Schedule& s, int sms, int blocks_per_sm) {
+double cost(const Schedule& s, int sms, int blocks_per_sm) {
   const long long tiles = 1ll * s.tiles_m * s.tiles_n;
-  const long long tile_area = 1ll * T::BM * T::BN;
   if (!s.stream_k) {
-    const long long slots = 1ll * sms * blocks_per_sm;
-    const long long rounds = (tiles * s.slices + slots - 1) / slots;
     const long long steps = s.steps_per_slice + kSegmentOverheadSteps * s.slices;
-    return rounds * blocks_per_sm * tile_area * steps;
+    return busiest_sm<T>(tiles * s.slices, sms, blocks_per_sm) * steps;
   }
-  // The data-parallel tiles' full rounds (dp_tiles is a whole number of
-  // rounds), then one round of shares. A share of `share` iterations spans
-  // at most share / steps + 2 tiles, and a tile at most steps / share + 2
-  // shares.
-  const long long slots = 1ll * sms * blocks_per_sm;
-  const long long dp_rounds = (s.dp_tiles + slots - 1) / slots;
-  const long long dp = dp_rounds * (s.steps + kSegmentOverheadSteps);
+  // dp_tiles is a whole number of rounds of every slot. A share of `share`
+  // iterations spans at most share / steps + 2 tiles, and a tile at most
+  // steps / share + 2 shares.
+  const double dp =
+      busiest_sm<T>(s.dp_tiles, sms, blocks_per_sm) * (s.steps + kSegmentOverheadSteps);
   const long long share = (stream_k_total(s) + s.blocks - 1) / s.blocks;
   const long long segments = share / s.steps + 2;
   const long long turns = s.steps / share + 2;
   const long long shared = share + kSegmentOverheadSteps * (segments + turns - 1);
-  return blocks_per_sm * tile_area * (dp + shared);
+  return dp + busiest_sm<T>(s.blocks, sms, blocks_per_sm) * shared;
 }
 
 /// The cheapest schedule of tiling T by cost(): one slice, or (`allow_split`)
@@ -338,7 +354,7 @@ Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, bool 
   const Schedule shared = stream_k<T>(M, N, K, sms * blocks_per_sm);
   if (allow_stream_k && tiles - shared.dp_tiles <= kMaxSharedTiles) others.push_back(shared);
   for (const Schedule& s : others) {
-    const long long c = cost<T>(s, sms, blocks_per_sm);
+    const double c = cost<T>(s, sms, blocks_per_sm);
     if (c < best.cost) best = {small, s, c};
   }
   return best;

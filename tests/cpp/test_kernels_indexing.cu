@@ -365,15 +365,25 @@ TEST(Chapter13Tail, CountsAsTheChapterDoes) {
   // round, 3 blocks on the busiest SM, each 22 steps plus 2 per slice.
   const ch13::Schedule s = ch13::split_k<Small>(1024, 1024, 1024, 3);
   EXPECT_EQ(s.steps_per_slice, 22);
-  EXPECT_EQ(ch13::cost<Small>(s, 132, 3), 1ll * 3 * 64 * 128 * (22 + 2 * 3));
-  // One slice: 128 blocks, one round. A round lasts as long as one block,
-  // whether every slot is filled or not: each slot has a third of the SM.
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(s, 132, 3), 3.0 * 64 * 128 * (22 + 2 * 3));
+  // One slice: 128 blocks, one on each of 128 SMs. A lone block's step is
+  // priced as 1 + kFixedBlocks blocks' work of the SM's 3 + kFixedBlocks.
   const ch13::Schedule one = ch13::split_k<Small>(1024, 1024, 1024, 1);
-  EXPECT_EQ(ch13::cost<Small>(one, 132, 3), 1ll * 3 * 64 * 128 * (64 + 2));
+  const double lone = 3.0 * (1 + ch13::kFixedBlocks) / (3 + ch13::kFixedBlocks);
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(one, 132, 3), lone * 64 * 128 * (64 + 2));
+  // Two slices: 256 blocks, two on the busiest SM, each 32 steps plus 2 per
+  // slice.
+  const ch13::Schedule two = ch13::split_k<Small>(1024, 1024, 1024, 2);
+  const double pair = 3.0 * (2 + ch13::kFixedBlocks) / (3 + ch13::kFixedBlocks);
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(two, 132, 3), pair * 64 * 128 * (32 + 2 * 2));
+  // More blocks than slots: 2048 tiles of Small at 4096 put 16 on the
+  // busiest SM, five full rounds of 3 and a lone block.
+  const ch13::Schedule many = ch13::split_k<Small>(4096, 4096, 4096, 1);
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(many, 132, 3), (15 + lone) * 64 * 128 * (256 + 2));
   // Stream-K at 1024 over 396 blocks: 8192 iterations, a share of 21, which
   // spans at most 2 tiles (21 / 64 + 2) and a tile at most 5 shares.
   const ch13::Schedule k = ch13::stream_k<Small>(1024, 1024, 1024, 396);
-  EXPECT_EQ(ch13::cost<Small>(k, 132, 3), 1ll * 3 * 64 * 128 * (21 + 2 * (2 + 5 - 1)));
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(k, 132, 3), 3.0 * 64 * 128 * (21 + 2 * (2 + 5 - 1)));
 }
 
 TEST(Chapter13Tail, PicksAsTheCountSays) {
@@ -412,7 +422,7 @@ TEST(Chapter13Tail, PicksAsTheCountSays) {
   // only when its count, slowed down, is the cheaper.
   for (int n = 256; n <= 8192; n += 256) {
     const ch13::Plan p = plan(n, n, n);
-    const long long plain = ch13::cost<ch13::Big>(ch13::split_k<ch13::Big>(n, n, n, 1), 132, 1);
+    const double plain = ch13::cost<ch13::Big>(ch13::split_k<ch13::Big>(n, n, n, 1), 132, 1);
     EXPECT_LE(p.small ? ch13::kSmallSlowdown * p.cost : p.cost, plain) << n;
   }
   // Stream-K keeps all but the last one or two rounds of tiles a block each:
