@@ -1,7 +1,8 @@
 // hopper_probe: checks, on a GPU of compute capability 9.0, the three
 // mechanisms a Hopper GEMM stands on, each against what can be derived for it
-// on paper. It is the ground for Part II's Hopper chapter (wgmma with TMA),
-// which is not written yet; nothing in the book reads it so far.
+// on paper. It is the ground for Part II's Hopper chapter (16-wgmma), whose
+// header gives it the primitives and the GEMM kernel; nothing in the book
+// reads the probe itself.
 //
 //   tma       A tensor-map copy (TMA) of a 64 x 32 tile of floats with the
 //             128-byte swizzle. Each row of the tile is 128 bytes, eight
@@ -15,10 +16,11 @@
 //             lane from global memory in the layout of mma.sync.m16n8k8's A.
 //   tf32-bits What wgmma does with an FP32 operand's low 13 bits (drops them,
 //             rounds, or keeps them): reported, for 3xTF32's split, not checked.
-//   gemm      C = alpha A B + beta C on row-major A, B and C, any M and N, K
-//             and N multiples of 4: as pipeline, computing C^T = B^T A^T, with
-//             A's tile through a descriptor and B^T's fragments in registers,
-//             loaded from B's swizzled tile. At 256^3 and 200 x 260 x 36.
+//   gemm      Chapter 16's kernel, C = alpha A B + beta C on row-major A, B and
+//             C, any M and N, K and N multiples of 4: as pipeline, computing
+//             C^T = B^T A^T, with A's tile through a descriptor and B^T's
+//             fragments in registers, loaded from B's swizzled tile. At 256^3
+//             and 200 x 260 x 36.
 //   pipeline  A whole tile loop at 256^3: a producer warpgroup copies each
 //             K-step's tiles with TMA into four stages, two consumer
 //             warpgroups multiply them with wgmma.m64n128k8, and two mbarriers
@@ -35,8 +37,8 @@
 // Exit: 0 when every check holds, 1 when one fails, 77 without an sm_90 GPU.
 //
 // Build alone (wgmma needs the sm_90a target):
-//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a hopper_probe.cu -o hopper_probe
-#include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
+//   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I../.. -I../include \
+//        hopper_probe.cu -lcublas -o hopper_probe
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -45,7 +47,11 @@
 #include <cstring>
 #include <vector>
 
+#include "chapters/16-wgmma/kernel.cuh"  // mbarrier, TMA and wgmma; the GEMM
+
 namespace {
+
+using namespace ch16;  // the primitives, the maps and the GEMM kernel
 
 constexpr int kRows = 64;  // rows of each tile: A is 64 x 32, B^T is 64 x 32
 constexpr int kK = 32;     // floats per row: 128 bytes, one swizzle span
@@ -65,86 +71,6 @@ constexpr int kThreads = 128;  // one warpgroup
 // ---------------------------------------------------------------------------
 // Device side: mbarrier, TMA, wgmma, each one PTX instruction.
 // ---------------------------------------------------------------------------
-
-__device__ uint32_t smem_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ void mbarrier_init(uint64_t* bar, int count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(count));
-  // Make the initialised barrier visible to the copy engine (the async proxy).
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-// Arrives on the barrier and tells it how many bytes the copies will bring.
-__device__ void mbarrier_expect_bytes(uint64_t* bar, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-// Whether the barrier's phase `parity` has completed (try_wait itself waits
-// a while before it answers no).
-__device__ bool mbarrier_try_wait(uint64_t* bar, int parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(smem_address(bar)), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
-// Waits until the barrier's phase `parity` has completed. A wrong byte count
-// or parity would otherwise hang the probe; after about a million refusals
-// (seconds) it stops the kernel instead, and the program reports the error.
-__device__ void mbarrier_wait(uint64_t* bar, int parity) {
-  for (int refusals = 0; !mbarrier_try_wait(bar, parity); ++refusals)
-    if (refusals > (1 << 20)) __trap();
-}
-
-// Copies the box at (column, row) of the tensor map into shared memory; the
-// barrier counts the bytes as they land.
-__device__ void tma_load_2d(float* dst, const CUtensorMap* map, int column, int row,
-                            uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_address(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(column), "r"(row), "r"(smem_address(bar))
-      : "memory");
-}
-
-// The shared-memory descriptor of a K-major tile with the 128-byte swizzle:
-// rows of 128 bytes, groups of 8 rows (1024 bytes) one after another. Fields
-// (PTX ISA, "Matrix Descriptor"): start address >> 4 in bits 0-13, leading
-// byte offset >> 4 in bits 16-29 (unused by this layout; 1 by convention),
-// stride byte offset >> 4 in bits 32-45 (1024 bytes between 8-row groups),
-// swizzle mode in bits 62-63 (1: 128 bytes). The tile must start on a
-// 1024-byte boundary, so that the base offset (bits 49-51) is 0.
-__device__ uint64_t descriptor_128b(const float* tile) {
-  uint64_t desc = (smem_address(tile) & 0x3FFFF) >> 4;
-  desc |= uint64_t{16 >> 4} << 16;
-  desc |= uint64_t{1024 >> 4} << 32;
-  desc |= uint64_t{1} << 62;
-  return desc;
-}
-
-__device__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-__device__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
-
-// Pins the accumulators in program order around the asynchronous wgmma: the
-// compiler may not move a read or write of them across this point (an empty
-// asm that claims to change them).
-template <int N>
-__device__ void fence_accumulators(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
 
 #define PROBE_D32(d)                                                                              \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -282,48 +208,11 @@ __global__ void __launch_bounds__(kThreads)
 // the bytes), "empty" when all 256 consumer threads have finished reading it.
 // ---------------------------------------------------------------------------
 
-constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 4;
+// Chapter 16's block shape, stages and barriers (init_stage_barriers()).
+constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = STAGES;
 constexpr int kStageFloats = (kBM + kBN) * kBK;
-constexpr int kPipelineThreads = 3 * 128;
+constexpr int kPipelineThreads = NUM_THREADS;
 constexpr int kPipelineSmem = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
-
-#define PROBE_D64(d)                                                                              \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
-      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
-      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
-      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
-      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-
-#define PROBE_D64_TEXT                                                                \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "  \
-  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "  \
-  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
-
-// The dynamic shared memory from its first 1024-byte boundary, where the
-// swizzled tiles must start. Offsetting the array itself (not a cast
-// integer) keeps the pointer known to be in shared memory, so that its loads
-// compile to LDS.
-__device__ float* aligned_tiles(unsigned char* raw) {
-  return reinterpret_cast<float*>(raw + (1024 - smem_address(raw) % 1024) % 1024);
-}
-
-// Each stage's two barriers: "full" takes the producer's one arrival (with
-// the bytes), "empty" an arrival from every one of the 256 consumer threads.
-// The whole block waits until they are initialised.
-__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], 256);
-    }
-  }
-  __syncthreads();
-}
 
 // d += A * B^T for one step of 8 along K, m64n128k8, both from shared memory.
 __device__ void wgmma_m64n128k8_ss(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
@@ -332,16 +221,11 @@ __device__ void wgmma_m64n128k8_ss(float (&d)[64], uint64_t desc_a, uint64_t des
       "{\n"
       ".reg .pred keep;\n"
       "setp.ne.b32 keep, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " PROBE_D64_TEXT
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " LADDER_D64_TEXT
       ", %64, %65, keep, 1, 1;\n"
       "}\n"
-      : PROBE_D64(d)
+      : LADDER_D64(d)
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-}
-
-// Arrives on the barrier once (no bytes expected).
-__device__ void mbarrier_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
 }
 
 __global__ void __launch_bounds__(kPipelineThreads, 1)
@@ -405,159 +289,9 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
 }
 
 // ---------------------------------------------------------------------------
-// gemm: C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and C
-// (M x N), any M and N, K and N multiples of 4 (TMA's rows must be 16-byte
-// multiples). wgmma on TF32 takes both operands from shared memory only when
-// they are K-major, and row-major B is not: its rows run along N. So the block
-// computes C^T = B^T * A^T. A's tile, K-major, is wgmma's second operand, read
-// from shared memory through a descriptor; B^T is the first, in registers,
-// each lane loading its fragment from B's tile with plain shared loads. The
-// accumulators then hold C transposed: row n, column m.
-//
-// B's tile is 32 rows (k) of 128 floats (n). With the 128-byte swizzle a box
-// is at most 128 bytes wide, so the producer copies it as four boxes of 32
-// columns, each 32 x 32 floats, one after another.
-// ---------------------------------------------------------------------------
-
-constexpr int kBoxColumns = 32;  // floats in one 128-byte swizzled row
-
-// d += B^T * A^T for one step of 8 along K, m64n128k8, B^T's fragment in
-// registers and A's tile through its descriptor.
-__device__ void wgmma_m64n128k8_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a,
-                                   int accumulate) {
-  asm volatile(
-      "{\n"
-      ".reg .pred keep;\n"
-      "setp.ne.b32 keep, %69, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " PROBE_D64_TEXT
-      ", {%64, %65, %66, %67}, %68, keep, 1, 1;\n"
-      "}\n"
-      : PROBE_D64(d)
-      : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "l"(desc_a), "r"(accumulate));
-}
-
-// Float (k, n) of a B tile stored as four swizzled boxes of 32 columns.
-__device__ int b_tile_index(int k, int n) {
-  const int box = n / kBoxColumns, column = n % kBoxColumns;
-  return box * kBK * kBoxColumns + k * kBoxColumns + ((column / 4) ^ (k % 8)) * 4 + column % 4;
-}
-
-__global__ void __launch_bounds__(kPipelineThreads, 1)
-    probe_gemm(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-               float* C, int M, int N, int K, float alpha, float beta) {
-  extern __shared__ unsigned char smem_raw[];
-  float* tiles = aligned_tiles(smem_raw);
-  __shared__ uint64_t full[kStages], empty[kStages];
-  const int warpgroup = threadIdx.x / 128;
-  const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
-  const int steps = (K + kBK - 1) / kBK;  // the copies fill zeros past K
-
-  init_stage_barriers(full, empty);
-
-  if (warpgroup == 0) {
-    if (threadIdx.x == 0) {
-      for (int kt = 0; kt < steps; ++kt) {
-        const int s = kt % kStages;
-        mbarrier_wait(&empty[s], (kt / kStages + 1) & 1);
-        float* As = tiles + s * kStageFloats;
-        float* Bs = As + kBM * kBK;
-        mbarrier_expect_bytes(&full[s], kStageFloats * static_cast<int>(sizeof(float)));
-        tma_load_2d(As, &map_a, kt * kBK, tile_m, &full[s]);
-        for (int box = 0; box < kBN / kBoxColumns; ++box)
-          tma_load_2d(Bs + box * kBK * kBoxColumns, &map_b, tile_n + box * kBoxColumns, kt * kBK,
-                      &full[s]);
-      }
-    }
-    return;
-  }
-
-  // This consumer's 64 columns of the tile (n), in four warps of 16.
-  const int consumer = warpgroup - 1, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  const int g = lane / 4, t = lane % 4;
-  const int n0 = consumer * 64 + 16 * warp + g;
-  float d[64] = {};
-  for (int kt = 0; kt < steps; ++kt) {
-    const int s = kt % kStages;
-    mbarrier_wait(&full[s], (kt / kStages) & 1);
-    const float* As = tiles + s * kStageFloats;
-    const float* Bs = As + kBM * kBK;
-    // B^T's fragments for the stage's four steps, loaded before the first
-    // wgmma: rows n0 and n0 + 8 of B^T, columns k and k + 4 (B's rows).
-    uint32_t b[kBK / 8][4];
-#pragma unroll
-    for (int step = 0; step < kBK / 8; ++step) {
-      const int k = 8 * step + t;
-      b[step][0] = __float_as_uint(Bs[b_tile_index(k, n0)]);
-      b[step][1] = __float_as_uint(Bs[b_tile_index(k, n0 + 8)]);
-      b[step][2] = __float_as_uint(Bs[b_tile_index(k + 4, n0)]);
-      b[step][3] = __float_as_uint(Bs[b_tile_index(k + 4, n0 + 8)]);
-    }
-    fence_accumulators(d);
-    wgmma_fence();
-#pragma unroll
-    for (int step = 0; step < kBK / 8; ++step)
-      wgmma_m64n128k8_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
-    wgmma_commit();
-    wgmma_wait_all();
-    fence_accumulators(d);
-    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
-  }
-
-  // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
-  // (n0, 8j + 2t), (n0, 8j + 2t + 1) and the same for n0 + 8.
-  for (int j = 0; j < kBM / 8; ++j)
-    for (int r = 0; r < 4; ++r) {
-      const int m = tile_m + 8 * j + 2 * t + r % 2, n = tile_n + n0 + 8 * (r / 2);
-      if (m < M && n < N) {
-        float* c = C + static_cast<size_t>(m) * N + n;
-        *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
-      }
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Host side.
 // ---------------------------------------------------------------------------
-
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-// The driver's cuTensorMapEncodeTiled, found through the runtime, so that
-// the program needs no link to libcuda.
-EncodeTiled encode_tiled() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  PROBE_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                               cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    std::fprintf(stderr, "hopper_probe: the driver has no cuTensorMapEncodeTiled\n");
-    std::exit(1);
-  }
-  return reinterpret_cast<EncodeTiled>(fn);
-}
-
-// A map of a row-major float matrix of rows x columns, copied in boxes of
-// box_rows x 32 floats (128 bytes) with the 128-byte swizzle. Outside the
-// matrix the copy fills zeros. The rows must be multiples of 16 bytes.
-CUtensorMap row_major_map(EncodeTiled encode, float* base, int rows, int columns, int box_rows) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(columns) * sizeof(float)};  // per row
-  const cuuint32_t box[2] = {kK, static_cast<cuuint32_t>(box_rows)};  // innermost first
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult rc =
-      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, base, dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (rc != CUDA_SUCCESS) {
-    std::fprintf(stderr, "hopper_probe: cuTensorMapEncodeTiled failed (%d)\n",
-                 static_cast<int>(rc));
-    std::exit(1);
-  }
-  return map;
-}
 
 // Where the derivation puts float `column` of row `row` in the swizzled tile.
 int swizzled_index(int row, int column) {
@@ -699,8 +433,8 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
 // the CPU's result is exact and must be met exactly.
 bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
   static const bool allowed = [] {
-    PROBE_CHECK(cudaFuncSetAttribute(probe_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     kPipelineSmem));
+    PROBE_CHECK(
+        cudaFuncSetAttribute(sgemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
     return true;
   }();
   (void)allowed;
@@ -714,10 +448,10 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     PROBE_CHECK(cudaMemcpy(dA, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dB, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dC, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
-    const CUtensorMap map_a = row_major_map(encode, dA, m, k, kBM);
-    const CUtensorMap map_b = row_major_map(encode, dB, k, n, kBK);
-    const dim3 grid((n + kBN - 1) / kBN, (m + kBM - 1) / kBM);
-    probe_gemm<<<grid, kPipelineThreads, kPipelineSmem>>>(map_a, map_b, dC, m, n, k, alpha, beta);
+    const CUtensorMap map_a = row_major_map(encode, dA, m, k, BM);
+    const CUtensorMap map_b = row_major_map(encode, dB, k, n, BK);
+    const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM);
+    sgemm_wgmma<<<grid, NUM_THREADS, SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, beta);
     PROBE_CHECK(cudaGetLastError());
     PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
     float ms = 0;
@@ -727,8 +461,7 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
       PROBE_CHECK(cudaEventCreate(&stop));
       PROBE_CHECK(cudaEventRecord(start));
       for (int r = 0; r < repeats; ++r)
-        probe_gemm<<<grid, kPipelineThreads, kPipelineSmem>>>(map_a, map_b, dC, m, n, k, alpha,
-                                                              0.0f);
+        sgemm_wgmma<<<grid, NUM_THREADS, SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, 0.0f);
       PROBE_CHECK(cudaEventRecord(stop));
       PROBE_CHECK(cudaEventSynchronize(stop));
       PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));

@@ -1,0 +1,408 @@
+// Chapter 16's kernel: Hopper's own path. The copy engine (TMA) brings each
+// K-step's tiles into shared memory with the 128-byte swizzle, a producer
+// warpgroup drives it, mbarriers hand the stages to two consumer warpgroups,
+// and they multiply with wgmma, the tensor cores' asynchronous warpgroup MMA,
+// on TF32. Everything but main(), which is in kernel.cu. It needs the sm_90a
+// target (an H100 or H200); products whose rows TMA cannot copy (K or N not a
+// multiple of 4) run chapter 14's mma.sync kernel instead.
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
+
+#include <cstdint>
+#include <ladder/chapter.hpp>
+#include <ladder/cuda_check.hpp>
+#include <string>
+#include <vector>
+
+#include "../14-tf32/kernel.cuh"
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "Chapter 16 needs the sm_90a target (wgmma, TMA): -gencode=arch=compute_90a,code=sm_90a"
+#endif
+
+namespace ch16 {
+
+// [tiling]
+constexpr int BM = 128;          ///< rows of C (of A) per block
+constexpr int BN = 128;          ///< columns of C (of B) per block
+constexpr int BK = 32;           ///< K per stage: 128 bytes of a row, one swizzle span
+constexpr int STAGES = 4;        ///< buffers in the ring between producer and consumers
+constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a copy
+constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
+constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
+constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
+constexpr int STAGE_FLOATS = (BM + BN) * BK;
+/// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
+constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
+// [end]
+
+// ---------------------------------------------------------------------------
+// mbarrier, TMA and wgmma: each one PTX instruction.
+// ---------------------------------------------------------------------------
+
+// [primitives]
+__device__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ void mbarrier_init(uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)), "r"(count));
+  // Make the initialised barrier visible to the copy engine (the async proxy).
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Arrives on the barrier and tells it how many bytes the copies will bring.
+__device__ void mbarrier_expect_bytes(uint64_t* bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+// Whether the barrier's phase `parity` has completed (try_wait itself waits
+// a while before it answers no).
+__device__ bool mbarrier_try_wait(uint64_t* bar, int parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(smem_address(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Waits until the barrier's phase `parity` has completed. A wrong byte count
+// or parity would otherwise hang the kernel; after about a million refusals
+// (seconds) it stops the kernel instead, and the program reports the error.
+__device__ void mbarrier_wait(uint64_t* bar, int parity) {
+  for (int refusals = 0; !mbarrier_try_wait(bar, parity); ++refusals)
+    if (refusals > (1 << 20)) __trap();
+}
+
+// Copies the box at (column, row) of the tensor map into shared memory; the
+// barrier counts the bytes as they land.
+__device__ void tma_load_2d(float* dst, const CUtensorMap* map, int column, int row,
+                            uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(smem_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(column), "r"(row), "r"(smem_address(bar))
+      : "memory");
+}
+
+// The shared-memory descriptor of a K-major tile with the 128-byte swizzle:
+// rows of 128 bytes, groups of 8 rows (1024 bytes) one after another. Fields
+// (PTX ISA, "Matrix Descriptor"): start address >> 4 in bits 0-13, leading
+// byte offset >> 4 in bits 16-29 (unused by this layout; 1 by convention),
+// stride byte offset >> 4 in bits 32-45 (1024 bytes between 8-row groups),
+// swizzle mode in bits 62-63 (1: 128 bytes). The tile must start on a
+// 1024-byte boundary, so that the base offset (bits 49-51) is 0.
+__device__ uint64_t descriptor_128b(const float* tile) {
+  uint64_t desc = (smem_address(tile) & 0x3FFFF) >> 4;
+  desc |= uint64_t{16 >> 4} << 16;
+  desc |= uint64_t{1024 >> 4} << 32;
+  desc |= uint64_t{1} << 62;
+  return desc;
+}
+
+__device__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }
+
+// Pins the accumulators in program order around the asynchronous wgmma: the
+// compiler may not move a read or write of them across this point (an empty
+// asm that claims to change them).
+template <int N>
+__device__ void fence_accumulators(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#define LADDER_D64(d)                                                                             \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+#define LADDER_D64_TEXT                                                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "  \
+  "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "  \
+  "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+
+// The dynamic shared memory from its first 1024-byte boundary, where the
+// swizzled tiles must start. Offsetting the array itself (not a cast
+// integer) keeps the pointer known to be in shared memory, so that its loads
+// compile to LDS.
+__device__ float* aligned_tiles(unsigned char* raw) {
+  return reinterpret_cast<float*>(raw + (1024 - smem_address(raw) % 1024) % 1024);
+}
+
+// Arrives on the barrier once (no bytes expected).
+__device__ void mbarrier_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
+}
+
+// d += B^T * A^T for one step of 8 along K, m64n128k8, B^T's fragment in
+// registers and A's tile through its descriptor.
+__device__ void wgmma_m64n128k8_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a,
+                                   int accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred keep;\n"
+      "setp.ne.b32 keep, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " LADDER_D64_TEXT
+      ", {%64, %65, %66, %67}, %68, keep, 1, 1;\n"
+      "}\n"
+      : LADDER_D64(d)
+      : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "l"(desc_a), "r"(accumulate));
+}
+
+// [end]
+
+// [stages]
+/// Each stage's two barriers: "full" takes the producer's one arrival (with
+/// the bytes its copies bring), "empty" one arrival from every consumer
+/// thread. The whole block waits until they are initialised.
+__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], CONSUMERS * WARPGROUP);
+    }
+  }
+  __syncthreads();
+}
+// [end]
+
+// [b-index]
+/// Where float (k, n) of a stage's B tile lies: the tile is BK rows (k) of
+/// BN floats (n), copied as BN / BOX_COLUMNS boxes of BOX_COLUMNS columns one
+/// after another, each with the 128-byte swizzle: 16-byte piece p of row k
+/// lands at piece p ^ (k % 8).
+__host__ __device__ constexpr int b_tile_index(int k, int n) {
+  const int box = n / BOX_COLUMNS, column = n % BOX_COLUMNS;
+  return box * BK * BOX_COLUMNS + k * BOX_COLUMNS + ((column / 4) ^ (k % 8)) * 4 + column % 4;
+}
+// [end]
+
+// [kernel]
+/// @brief C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and
+/// C (M x N), one block per BM x BN tile of C.
+///
+/// wgmma on TF32 reads an operand from shared memory only when it is
+/// K-major, and row-major B is not: its rows run along N. So the block
+/// computes C^T = B^T * A^T. A's tile, K-major, is wgmma's second operand,
+/// read by the tensor cores through a descriptor; B^T is the first, in
+/// registers, each lane loading its fragment from B's tile. The accumulators
+/// then hold C transposed: row n, column m.
+///
+/// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
+/// one of STAGES buffers. Warpgroups 1 and 2 consume: each multiplies 64
+/// columns of the tile (64 rows of C^T) by all BM rows, with
+/// wgmma.m64n128k8.
+/// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
+///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS; SMEM_BYTES
+///      of dynamic shared memory; the grid is (ceil(N / BN), ceil(M / BM)).
+__global__ void __launch_bounds__(NUM_THREADS, 1)
+    sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
+                const __grid_constant__ CUtensorMap map_b, float* C, int M, int N, int K,
+                float alpha, float beta) {
+  extern __shared__ unsigned char smem_raw[];
+  float* tiles = aligned_tiles(smem_raw);
+  __shared__ uint64_t full[STAGES], empty[STAGES];
+  const int warpgroup = threadIdx.x / WARPGROUP;
+  const int tile_m = blockIdx.y * BM, tile_n = blockIdx.x * BN;
+  const int steps = (K + BK - 1) / BK;  // the copies fill zeros past K, M and N
+
+  init_stage_barriers(full, empty);
+
+  if (warpgroup == 0) {  // the producer
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < steps; ++kt) {
+        const int s = kt % STAGES;
+        // A fresh barrier counts as having completed the phase before its
+        // first, so the first round's wait on parity 1 returns at once.
+        mbarrier_wait(&empty[s], (kt / STAGES + 1) & 1);
+        float* As = tiles + s * STAGE_FLOATS;
+        float* Bs = As + BM * BK;
+        mbarrier_expect_bytes(&full[s], STAGE_FLOATS * static_cast<int>(sizeof(float)));
+        tma_load_2d(As, &map_a, kt * BK, tile_m, &full[s]);
+        for (int box = 0; box < BN / BOX_COLUMNS; ++box)
+          tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, kt * BK,
+                      &full[s]);
+      }
+    }
+    return;
+  }
+
+  // A consumer: its 64 columns of the tile (n), four warps of 16.
+  const int consumer = warpgroup - 1, warp = (threadIdx.x % WARPGROUP) / 32;
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int n0 = consumer * 64 + 16 * warp + g;
+  float d[64] = {};
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % STAGES;
+    mbarrier_wait(&full[s], (kt / STAGES) & 1);
+    const float* As = tiles + s * STAGE_FLOATS;
+    const float* Bs = As + BM * BK;
+    // B^T's fragments for the stage's four steps of 8, loaded before the
+    // first wgmma: rows n0 and n0 + 8 of B^T, columns k and k + 4 (B's rows).
+    uint32_t b[BK / 8][4];
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      const int k = 8 * step + t;
+      b[step][0] = __float_as_uint(Bs[b_tile_index(k, n0)]);
+      b[step][1] = __float_as_uint(Bs[b_tile_index(k, n0 + 8)]);
+      b[step][2] = __float_as_uint(Bs[b_tile_index(k + 4, n0)]);
+      b[step][3] = __float_as_uint(Bs[b_tile_index(k + 4, n0 + 8)]);
+    }
+    fence_accumulators(d);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      // A step of 8 along K is 32 bytes further along each row of A's tile:
+      // 2 in the descriptor's units of 16 bytes.
+      wgmma_m64n128k8_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
+    }
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_accumulators(d);
+    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
+  }
+
+  // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
+  // (n0, 8j + 2t), (n0, 8j + 2t + 1) and the same for n0 + 8.
+  for (int j = 0; j < BM / 8; ++j)
+    for (int r = 0; r < 4; ++r) {
+      const int m = tile_m + 8 * j + 2 * t + r % 2, n = tile_n + n0 + 8 * (r / 2);
+      if (m < M && n < N) {
+        float* c = C + static_cast<size_t>(m) * N + n;
+        *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
+      }
+    }
+}
+// [end]
+
+// ---------------------------------------------------------------------------
+// Host side.
+// ---------------------------------------------------------------------------
+
+// [maps]
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The driver's cuTensorMapEncodeTiled, found through the runtime, so that
+// the program needs no link to libcuda.
+EncodeTiled encode_tiled() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                              cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+    std::fprintf(stderr, "16-wgmma: the driver has no cuTensorMapEncodeTiled\n");
+    std::exit(1);
+  }
+  return reinterpret_cast<EncodeTiled>(fn);
+}
+
+/// A map of a row-major float matrix of rows x columns, copied in boxes of
+/// box_rows x BOX_COLUMNS floats (128 bytes wide) with the 128-byte swizzle.
+/// Outside the matrix the copy fills zeros. The rows must be multiples of 16
+/// bytes.
+inline CUtensorMap row_major_map(EncodeTiled encode, const float* base, int rows, int columns,
+                                 int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(columns) * sizeof(float)};  // per row
+  const cuuint32_t box[2] = {BOX_COLUMNS, static_cast<cuuint32_t>(box_rows)};  // innermost first
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult rc =
+      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS) {
+    std::fprintf(stderr, "16-wgmma: cuTensorMapEncodeTiled failed (%d)\n", static_cast<int>(rc));
+    std::exit(1);
+  }
+  return map;
+}
+// [end]
+
+// [launch]
+/// Whether TMA can copy the product's rows: each row of A and of B starts on
+/// a 16-byte boundary.
+inline bool tma_can_copy(const ladder::Gemm& g) {
+  const auto aligned16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return g.K % 4 == 0 && g.N % 4 == 0 && aligned16(g.A) && aligned16(g.B);
+}
+
+/// @brief Launches sgemm_wgmma for any M and N, K and N multiples of 4;
+/// any other product runs chapter 14's kernel. The tensor maps are encoded
+/// on the host for each new pair of matrices (a call to the driver, no
+/// allocation) and passed to the kernel as parameters.
+inline void launch(const ladder::Gemm& g, cudaStream_t stream) {
+  if (!tma_can_copy(g)) return ch14::launch<ch14::Chosen>(g, stream);
+  static const EncodeTiled encode = encode_tiled();
+  static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma, SMEM_BYTES);
+  (void)smem_granted;
+  // The maps of the last product, reused while the matrices stay the same.
+  static ladder::Gemm last{};
+  static CUtensorMap map_a, map_b;
+  if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K) {
+    map_a = row_major_map(encode, g.A, g.M, g.K, BM);
+    map_b = row_major_map(encode, g.B, g.K, g.N, BK);
+    last = g;
+  }
+  const dim3 grid(ladder::ceil_div(g.N, BN), ladder::ceil_div(g.M, BM));
+  sgemm_wgmma<<<grid, NUM_THREADS, SMEM_BYTES, stream>>>(map_a, map_b, g.C, g.M, g.N, g.K, g.alpha,
+                                                         g.beta);
+}
+// [end]
+
+/// Why this GPU cannot run the chapter, or empty when it can: wgmma and TMA
+/// as built here need compute capability 9.0 exactly.
+inline std::string unsupported_gpu(const cudaDeviceProp& prop) {
+  if (prop.major == 9 && prop.minor == 0) return {};
+  return "16-wgmma: this GPU is sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+         "; wgmma and TMA as built here need sm_90 (an H100 or H200)";
+}
+
+/// The tiling's constants, for --describe and the book.
+inline std::vector<ladder::Constant> constants() {
+  return {{"BM", BM},
+          {"BN", BN},
+          {"BK", BK},
+          {"STAGES", STAGES},
+          {"BOX_COLUMNS", BOX_COLUMNS},
+          {"WARPGROUP", WARPGROUP},
+          {"CONSUMERS", CONSUMERS},
+          {"NUM_THREADS", NUM_THREADS},
+          {"STAGE_FLOATS", STAGE_FLOATS},
+          {"SMEM_BYTES", SMEM_BYTES}};
+}
+
+/// @brief This chapter as the runner and --describe see it.
+inline ladder::Chapter chapter() {
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_wgmma), NUM_THREADS,
+                                  SMEM_BYTES};
+  return {"16-wgmma",
+          "TMA and wgmma",
+          __FILE__,
+          {{ladder::kDefaultVariant, "TF32 on wgmma, fed by TMA", launch, ladder::accepts_any_size,
+            kernel, constants(), ladder::Arithmetic::kTf32}},
+          true};
+}
+
+}  // namespace ch16
