@@ -24,7 +24,6 @@
 namespace ch16 {
 
 // [tiling]
-constexpr int BM = 128;          ///< rows of C (of A) per block
 constexpr int BN = 128;          ///< columns of C (of B) per block
 constexpr int BK = 32;           ///< K per stage: 128 bytes of a row, one swizzle span
 constexpr int STAGES = 4;        ///< buffers in the ring between producer and consumers
@@ -32,9 +31,29 @@ constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a c
 constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
 constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
 constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
-constexpr int STAGE_FLOATS = (BM + BN) * BK;
-/// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
-constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
+
+/// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
+/// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
+template <int BM_>
+struct Tiling {
+  static constexpr int BM = BM_;
+  static constexpr int STAGE_FLOATS = (BM + BN) * BK;
+  /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
+  static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
+  static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
+  /// Registers per thread for the producer and the consumers (setmaxnreg),
+  /// or 0 to leave them as the compiler sets them. A 384-thread block gets
+  /// at most 65 536 / 384 = 170 per thread; the wide tile's 128 accumulators
+  /// need more, and the producer needs few. So its warpgroup gives some up:
+  /// 128 threads at 40 and 256 at 232 make 64 512.
+  static constexpr int PRODUCER_REGISTERS = BM > 128 ? 40 : 0;
+  static constexpr int CONSUMER_REGISTERS = BM > 128 ? 232 : 0;
+};
+
+/// The tile this chapter runs: 128 x 128.
+using Chosen = Tiling<128>;
+/// Twice as many rows: the same B tile serves twice the product.
+using Wide = Tiling<256>;
 // [end]
 
 // ---------------------------------------------------------------------------
@@ -167,6 +186,70 @@ __device__ void wgmma_m64n128k8_rs(float (&d)[64], const uint32_t (&b)[4], uint6
       : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "l"(desc_a), "r"(accumulate));
 }
 
+#define LADDER_D128(d)                                                                            \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),  \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),  \
+      "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),  \
+      "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),  \
+      "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),  \
+      "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]),  \
+      "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),          \
+      "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]),         \
+      "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),         \
+      "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]),         \
+      "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+
+#define LADDER_D128_TEXT                                                                           \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "    \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "     \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "     \
+  "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "     \
+  "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "     \
+  "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, " \
+  "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "     \
+  "%124, %125, %126, %127}"
+
+/// Lowers this warpgroup's registers per thread to REGS, for others to take.
+template <int REGS>
+__device__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+
+/// Raises this warpgroup's registers per thread to REGS, from those released.
+template <int REGS>
+__device__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS));
+}
+
+// The same with wgmma.m64n256k8: B^T * A^T for 256 columns (rows of A).
+__device__ void wgmma_m64n256k8_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_a,
+                                   int accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred keep;\n"
+      "setp.ne.b32 keep, %133, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " LADDER_D128_TEXT
+      ", {%128, %129, %130, %131}, %132, keep, 1, 1;\n"
+      "}\n"
+      : LADDER_D128(d)
+      : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "l"(desc_a), "r"(accumulate));
+}
+
+/// d += B^T * A^T for one step of 8 along K, on the wgmma whose N fits d.
+__device__ void wgmma_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a, int accumulate) {
+  wgmma_m64n128k8_rs(d, b, desc_a, accumulate);
+}
+__device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_a, int accumulate) {
+  wgmma_m64n256k8_rs(d, b, desc_a, accumulate);
+}
 // [end]
 
 // [stages]
@@ -209,14 +292,17 @@ __host__ __device__ constexpr int b_tile_index(int k, int n) {
 /// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
 /// one of STAGES buffers. Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
-/// wgmma.m64n128k8.
+/// wgmma.m64n{BM}k8.
 /// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
-///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS; SMEM_BYTES
-///      of dynamic shared memory; the grid is (ceil(N / BN), ceil(M / BM)).
+///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS;
+///      T::SMEM_BYTES of dynamic shared memory; the grid is
+///      (ceil(N / BN), ceil(M / T::BM)).
+template <class T>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, float* C, int M, int N, int K,
                 float alpha, float beta) {
+  constexpr int BM = T::BM, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
   __shared__ uint64_t full[STAGES], empty[STAGES];
@@ -227,6 +313,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   init_stage_barriers(full, empty);
 
   if (warpgroup == 0) {  // the producer
+    if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
     if (threadIdx.x == 0) {
       for (int kt = 0; kt < steps; ++kt) {
         const int s = kt % STAGES;
@@ -242,54 +329,56 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                       &full[s]);
       }
     }
-    return;
-  }
-
-  // A consumer: its 64 columns of the tile (n), four warps of 16.
-  const int consumer = warpgroup - 1, warp = (threadIdx.x % WARPGROUP) / 32;
-  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  const int n0 = consumer * 64 + 16 * warp + g;
-  float d[64] = {};
-  for (int kt = 0; kt < steps; ++kt) {
-    const int s = kt % STAGES;
-    mbarrier_wait(&full[s], (kt / STAGES) & 1);
-    const float* As = tiles + s * STAGE_FLOATS;
-    const float* Bs = As + BM * BK;
-    // B^T's fragments for the stage's four steps of 8, loaded before the
-    // first wgmma: rows n0 and n0 + 8 of B^T, columns k and k + 4 (B's rows).
-    uint32_t b[BK / 8][4];
+  } else {  // a consumer: its 64 columns of the tile (n), four warps of 16
+    if constexpr (T::CONSUMER_REGISTERS > 0) claim_registers<T::CONSUMER_REGISTERS>();
+    const int consumer = warpgroup - 1, warp = (threadIdx.x % WARPGROUP) / 32;
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int n0 = consumer * 64 + 16 * warp + g;
+    float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
+    for (int kt = 0; kt < steps; ++kt) {
+      const int s = kt % STAGES;
+      mbarrier_wait(&full[s], (kt / STAGES) & 1);
+      const float* As = tiles + s * STAGE_FLOATS;
+      const float* Bs = As + BM * BK;
+      // B^T's fragments for the stage's four steps of 8, loaded before the
+      // first wgmma: rows n0 and n0 + 8 of B^T, columns k and k + 4 (B's rows).
+      uint32_t b[BK / 8][4];
 #pragma unroll
-    for (int step = 0; step < BK / 8; ++step) {
-      const int k = 8 * step + t;
-      b[step][0] = __float_as_uint(Bs[b_tile_index(k, n0)]);
-      b[step][1] = __float_as_uint(Bs[b_tile_index(k, n0 + 8)]);
-      b[step][2] = __float_as_uint(Bs[b_tile_index(k + 4, n0)]);
-      b[step][3] = __float_as_uint(Bs[b_tile_index(k + 4, n0 + 8)]);
-    }
-    fence_accumulators(d);
-    wgmma_fence();
-#pragma unroll
-    for (int step = 0; step < BK / 8; ++step) {
-      // A step of 8 along K is 32 bytes further along each row of A's tile:
-      // 2 in the descriptor's units of 16 bytes.
-      wgmma_m64n128k8_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
-    }
-    wgmma_commit();
-    wgmma_wait_all();
-    fence_accumulators(d);
-    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
-  }
-
-  // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
-  // (n0, 8j + 2t), (n0, 8j + 2t + 1) and the same for n0 + 8.
-  for (int j = 0; j < BM / 8; ++j)
-    for (int r = 0; r < 4; ++r) {
-      const int m = tile_m + 8 * j + 2 * t + r % 2, n = tile_n + n0 + 8 * (r / 2);
-      if (m < M && n < N) {
-        float* c = C + static_cast<size_t>(m) * N + n;
-        *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
+      for (int step = 0; step < BK / 8; ++step) {
+        const int k = 8 * step + t;
+        b[step][0] = __float_as_uint(Bs[b_tile_index(k, n0)]);
+        b[step][1] = __float_as_uint(Bs[b_tile_index(k, n0 + 8)]);
+        b[step][2] = __float_as_uint(Bs[b_tile_index(k + 4, n0)]);
+        b[step][3] = __float_as_uint(Bs[b_tile_index(k + 4, n0 + 8)]);
       }
+      fence_accumulators(d);
+      wgmma_fence();
+#pragma unroll
+      for (int step = 0; step < BK / 8; ++step) {
+        // A step of 8 along K is 32 bytes further along each row of A's tile:
+        // 2 in the descriptor's units of 16 bytes.
+        wgmma_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
+      }
+      wgmma_commit();
+      wgmma_wait_all();
+      fence_accumulators(d);
+      mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
     }
+
+    // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
+    // (n0, 8j + 2t), (n0, 8j + 2t + 1) and the same for n0 + 8.
+    // Unrolled, so that d is indexed by constants and stays in registers.
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int m = tile_m + 8 * j + 2 * t + r % 2, n = tile_n + n0 + 8 * (r / 2);
+        if (m < M && n < N) {
+          float* c = C + static_cast<size_t>(m) * N + n;
+          *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
+        }
+      }
+  }
 }
 // [end]
 
@@ -348,26 +437,27 @@ inline bool tma_can_copy(const ladder::Gemm& g) {
   return g.K % 4 == 0 && g.N % 4 == 0 && aligned16(g.A) && aligned16(g.B);
 }
 
-/// @brief Launches sgemm_wgmma for any M and N, K and N multiples of 4;
+/// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
 /// any other product runs chapter 14's kernel. The tensor maps are encoded
 /// on the host for each new pair of matrices (a call to the driver, no
 /// allocation) and passed to the kernel as parameters.
-inline void launch(const ladder::Gemm& g, cudaStream_t stream) {
+template <class T>
+void launch(const ladder::Gemm& g, cudaStream_t stream) {
   if (!tma_can_copy(g)) return ch14::launch<ch14::Chosen>(g, stream);
   static const EncodeTiled encode = encode_tiled();
-  static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma, SMEM_BYTES);
+  static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma<T>, T::SMEM_BYTES);
   (void)smem_granted;
   // The maps of the last product, reused while the matrices stay the same.
   static ladder::Gemm last{};
   static CUtensorMap map_a, map_b;
   if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K) {
-    map_a = row_major_map(encode, g.A, g.M, g.K, BM);
+    map_a = row_major_map(encode, g.A, g.M, g.K, T::BM);
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
     last = g;
   }
-  const dim3 grid(ladder::ceil_div(g.N, BN), ladder::ceil_div(g.M, BM));
-  sgemm_wgmma<<<grid, NUM_THREADS, SMEM_BYTES, stream>>>(map_a, map_b, g.C, g.M, g.N, g.K, g.alpha,
-                                                         g.beta);
+  const dim3 grid(ladder::ceil_div(g.N, BN), ladder::ceil_div(g.M, T::BM));
+  sgemm_wgmma<T><<<grid, NUM_THREADS, T::SMEM_BYTES, stream>>>(map_a, map_b, g.C, g.M, g.N, g.K,
+                                                               g.alpha, g.beta);
 }
 // [end]
 
@@ -379,9 +469,10 @@ inline std::string unsupported_gpu(const cudaDeviceProp& prop) {
          "; wgmma and TMA as built here need sm_90 (an H100 or H200)";
 }
 
-/// The tiling's constants, for --describe and the book.
-inline std::vector<ladder::Constant> constants() {
-  return {{"BM", BM},
+/// Tiling T's constants, for --describe and the book.
+template <class T>
+std::vector<ladder::Constant> constants() {
+  return {{"BM", T::BM},
           {"BN", BN},
           {"BK", BK},
           {"STAGES", STAGES},
@@ -389,19 +480,32 @@ inline std::vector<ladder::Constant> constants() {
           {"WARPGROUP", WARPGROUP},
           {"CONSUMERS", CONSUMERS},
           {"NUM_THREADS", NUM_THREADS},
-          {"STAGE_FLOATS", STAGE_FLOATS},
-          {"SMEM_BYTES", SMEM_BYTES}};
+          {"STAGE_FLOATS", T::STAGE_FLOATS},
+          {"SMEM_BYTES", T::SMEM_BYTES}};
 }
 
-/// @brief This chapter as the runner and --describe see it.
+/// Variant `name`: sgemm_wgmma<T> and its launcher.
+template <class T>
+ladder::Variant variant(const char* name, const char* title) {
+  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_wgmma<T>), NUM_THREADS,
+                                  T::SMEM_BYTES};
+  return {name,
+          title,
+          launch<T>,
+          ladder::accepts_any_size,
+          kernel,
+          constants<T>(),
+          ladder::Arithmetic::kTf32};
+}
+
+/// @brief This chapter as the runner and --describe see it: the 128 x 128
+/// tile, and the 256 x 128 one as the variant "wide".
 inline ladder::Chapter chapter() {
-  const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_wgmma), NUM_THREADS,
-                                  SMEM_BYTES};
   return {"16-wgmma",
           "TMA and wgmma",
           __FILE__,
-          {{ladder::kDefaultVariant, "TF32 on wgmma, fed by TMA", launch, ladder::accepts_any_size,
-            kernel, constants(), ladder::Arithmetic::kTf32}},
+          {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, fed by TMA"),
+           variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles")},
           true};
 }
 

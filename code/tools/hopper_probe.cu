@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(kThreads)
 // ---------------------------------------------------------------------------
 
 // Chapter 16's block shape, stages and barriers (init_stage_barriers()).
-constexpr int kBM = BM, kBN = BN, kBK = BK, kStages = STAGES;
+constexpr int kBM = Chosen::BM, kBN = BN, kBK = BK, kStages = STAGES;
 constexpr int kStageFloats = (kBM + kBN) * kBK;
 constexpr int kPipelineThreads = NUM_THREADS;
 constexpr int kPipelineSmem = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
@@ -433,8 +433,8 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
 // the CPU's result is exact and must be met exactly.
 bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
   static const bool allowed = [] {
-    PROBE_CHECK(
-        cudaFuncSetAttribute(sgemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    PROBE_CHECK(cudaFuncSetAttribute(
+        sgemm_wgmma<Chosen>, cudaFuncAttributeMaxDynamicSharedMemorySize, Chosen::SMEM_BYTES));
     return true;
   }();
   (void)allowed;
@@ -448,10 +448,11 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     PROBE_CHECK(cudaMemcpy(dA, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dB, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dC, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
-    const CUtensorMap map_a = row_major_map(encode, dA, m, k, BM);
+    const CUtensorMap map_a = row_major_map(encode, dA, m, k, Chosen::BM);
     const CUtensorMap map_b = row_major_map(encode, dB, k, n, BK);
-    const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM);
-    sgemm_wgmma<<<grid, NUM_THREADS, SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, beta);
+    const dim3 grid((n + BN - 1) / BN, (m + Chosen::BM - 1) / Chosen::BM);
+    sgemm_wgmma<Chosen>
+        <<<grid, NUM_THREADS, Chosen::SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, beta);
     PROBE_CHECK(cudaGetLastError());
     PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
     float ms = 0;
@@ -461,7 +462,8 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
       PROBE_CHECK(cudaEventCreate(&stop));
       PROBE_CHECK(cudaEventRecord(start));
       for (int r = 0; r < repeats; ++r)
-        sgemm_wgmma<<<grid, NUM_THREADS, SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, 0.0f);
+        sgemm_wgmma<Chosen>
+            <<<grid, NUM_THREADS, Chosen::SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, 0.0f);
       PROBE_CHECK(cudaEventRecord(stop));
       PROBE_CHECK(cudaEventSynchronize(stop));
       PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
