@@ -13,6 +13,8 @@
 // header (and the transpose exercise's) is included here, and an access's lanes are computed by the
 // very `__host__ __device__ constexpr` index functions that its kernel calls. Each chapter lives in
 // its own namespace (ch04::, ch07::, ...), so the files share this one TU.
+// Chapter 16's index function is in its tiling.cuh, apart from its wgmma
+// code, which this tool's target could not compile.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,7 @@
 #include "chapters/10-padding/exercise/transpose.cuh"
 #include "chapters/10-padding/kernel.cuh"
 #include "chapters/12-final/kernel.cuh"
+#include "chapters/16-wgmma/tiling.cuh"
 
 namespace {
 
@@ -153,6 +156,12 @@ const std::vector<NamedAccess>& registry() {
        [](int tid) {
          return float_at(Ch12::A_STAGE_FLOATS + ch12::b_load_index<Ch12>(tid, 0, 0, 0));
        }},
+
+      // Chapter 16: the first load of a consumer's B^T fragment (step 0,
+      // register 0): lane (g, t) = (lane / 4, lane % 4) reads row k = t of
+      // B's tile at column n0 = g (consumer 0, warp 0).
+      {"ch16.bt-load", 4, "chapter 16: Bs[b_tile_index(k, n0)], 128-byte swizzle (LDS)",
+       [](int lane) { return float_at(ch16::b_tile_index(lane % 4, lane / 4)); }},
   };
   return accesses;
 }

@@ -1,0 +1,52 @@
+// Chapter 16's block tile and where its copies put B's floats in shared
+// memory, shared by the kernel (kernel.cuh) and the CPU tool that draws
+// its bank maps (code/tools/bankmap.cu), which compiles no wgmma.
+#pragma once
+
+namespace ch16 {
+
+// [tiling]
+constexpr int BN = 128;          ///< columns of C (of B) per block
+constexpr int BK = 32;           ///< K per stage: 128 bytes of a row, one swizzle span
+constexpr int STAGES = 4;        ///< buffers in the ring between producer and consumers
+constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a copy
+constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
+constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
+constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
+
+/// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
+/// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
+template <int BM_>
+struct Tiling {
+  static constexpr int BM = BM_;
+  static constexpr int STAGE_FLOATS = (BM + BN) * BK;
+  /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
+  static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
+  static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
+  /// Registers per thread for the producer and the consumers (setmaxnreg),
+  /// or 0 to leave them as the compiler sets them. A 384-thread block gets
+  /// at most 65 536 / 384 = 170 per thread; the wide tile's 128 accumulators
+  /// need more, and the producer needs few. So its warpgroup gives some up:
+  /// 128 threads at 40 and 256 at 232 make 64 512.
+  static constexpr int PRODUCER_REGISTERS = BM > 128 ? 40 : 0;
+  static constexpr int CONSUMER_REGISTERS = BM > 128 ? 232 : 0;
+};
+
+/// The tile this chapter runs: 128 x 128.
+using Chosen = Tiling<128>;
+/// Twice as many rows: the same B tile serves twice the product.
+using Wide = Tiling<256>;
+// [end]
+
+// [b-index]
+/// Where float (k, n) of a stage's B tile lies: the tile is BK rows (k) of
+/// BN floats (n), copied as BN / BOX_COLUMNS boxes of BOX_COLUMNS columns one
+/// after another, each with the 128-byte swizzle: 16-byte piece p of row k
+/// lands at piece p ^ (k % 8).
+__host__ __device__ constexpr int b_tile_index(int k, int n) {
+  const int box = n / BOX_COLUMNS, column = n % BOX_COLUMNS;
+  return box * BK * BOX_COLUMNS + k * BOX_COLUMNS + ((column / 4) ^ (k % 8)) * 4 + column % 4;
+}
+// [end]
+
+}  // namespace ch16
