@@ -1,23 +1,7 @@
 # Build rules every chapter shares.
 
-# ladder_targets_arch(<arch> <out>): sets <out> to ON when the build targets
-# the GPU that <arch> runs on: 90a (sm_90a's instructions, such as wgmma)
-# runs only on compute capability 9.0, so any of 90, 90-real, 90a ... in
-# CMAKE_CUDA_ARCHITECTURES counts.
-function(ladder_targets_arch arch out)
-  string(REGEX MATCH "^[0-9]+" _number "${arch}")
-  set(_found OFF)
-  foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
-    if(_arch MATCHES "^${_number}([^0-9]|$)")
-      set(_found ON)
-    endif()
-  endforeach()
-  set(${out} ${_found} PARENT_SCOPE)
-endfunction()
-
 # ladder_add_chapter(<target> SOURCE <file> [VARIANTS <name> ...]
-#                    [SIZES <list of sizes for the GPU test>] [MIN_ARCH <cc>]
-#                    [ARCH <arch>])
+#                    [SIZES <list of sizes for the GPU test>] [MIN_ARCH <cc>])
 #
 # Builds one chapter's program into an executable, bin/<chapter folder>,
 # keeps its SASS readable for the analysis (-lineinfo costs no speed), and
@@ -37,19 +21,8 @@ endfunction()
 # description cannot drift apart.
 # MIN_ARCH (e.g. 80) skips the chapter, with a note, when the build targets
 # an older GPU architecture than the chapter's instructions need.
-# ARCH (e.g. 90a) builds the chapter for that one target, whatever the others
-# are, when the build targets its GPU (ladder_targets_arch), and skips it with
-# a note otherwise: wgmma and TMA need sm_90a, which runs on sm_90 alone.
 function(ladder_add_chapter target)
-  cmake_parse_arguments(ARG "" "SOURCE;MIN_ARCH;ARCH" "VARIANTS;SIZES" ${ARGN})
-  if(ARG_ARCH)
-    ladder_targets_arch(${ARG_ARCH} _targets)
-    if(NOT _targets)
-      message(STATUS "${target}: skipped, it needs sm_${ARG_ARCH} and the build targets "
-                     "${CMAKE_CUDA_ARCHITECTURES}")
-      return()
-    endif()
-  endif()
+  cmake_parse_arguments(ARG "" "SOURCE;MIN_ARCH" "VARIANTS;SIZES" ${ARGN})
   if(ARG_MIN_ARCH)
     foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
       string(REGEX MATCH "^[0-9]+" _number "${_arch}")
@@ -63,9 +36,6 @@ function(ladder_add_chapter target)
   add_executable(${target} ${ARG_SOURCE})
   target_link_libraries(${target} PRIVATE ladder_harness)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
-  if(ARG_ARCH)
-    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES ${ARG_ARCH}-real)
-  endif()
   get_filename_component(_slug ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME ${_slug}
