@@ -5,8 +5,7 @@
 // GPU it says so in one line and exits with 2.
 //
 // Build this chapter alone, from its folder:
-//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I../../code/include \
-//        kernel.cu -lcublas -o wgmma
+//   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -I../../code/include kernel.cu -lcublas -o wgmma
 // Run it:
 //   ./wgmma --sizes 1024 4096 1000x1000x1000
 #include <cstdio>
