@@ -33,6 +33,7 @@
 #include "chapters/11-double-buffering/kernel.cuh"
 #include "chapters/12-final/kernel.cuh"
 #include "chapters/13-tail/kernel.cuh"
+#include "chapters/16-wgmma/tiling.cuh"
 
 namespace {
 
@@ -430,4 +431,40 @@ TEST(Chapter13Tail, PicksAsTheCountSays) {
   const ch13::Schedule big = ch13::stream_k<ch13::Big>(8192, 8192, 8192, 132);
   EXPECT_EQ(big.dp_tiles, 14 * 132);
   EXPECT_EQ(ch13::stream_k_total(big), (2048 - 14 * 132) * 512ll);
+}
+
+// Chapter 16: where the copy engine's 128-byte swizzle puts B's floats
+// (b_tile_index), as the page derives it.
+TEST(Chapter16Swizzle, EveryFloatOfTheTileHasItsOwnPlace) {
+  std::vector<int> seen(ch16::BK * ch16::BN, 0);
+  for (int k = 0; k < ch16::BK; ++k)
+    for (int n = 0; n < ch16::BN; ++n) {
+      const int i = ch16::b_tile_index(k, n);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, ch16::BK * ch16::BN);
+      ++seen[i];
+    }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), ch16::BK * ch16::BN);
+}
+
+TEST(Chapter16Swizzle, EightRowsPutOnePieceOnAllThirtyTwoBanks) {
+  // Piece p (4 floats, 16 bytes) of rows 8r .. 8r + 7 of a box: p ^ (k % 8)
+  // takes each of the eight values once, so the 32 floats fall in 32 banks.
+  for (int box = 0; box < ch16::BN / ch16::BOX_COLUMNS; ++box)
+    for (int p = 0; p < ch16::BOX_COLUMNS / 4; ++p)
+      for (int first = 0; first < ch16::BK; first += 8) {
+        std::vector<int> banks;
+        for (int k = first; k < first + 8; ++k)
+          for (int f = 0; f < 4; ++f)
+            banks.push_back(ch16::b_tile_index(k, box * ch16::BOX_COLUMNS + 4 * p + f) % 32);
+        std::sort(banks.begin(), banks.end());
+        for (int b = 0; b < 32; ++b) EXPECT_EQ(banks[b], b) << "box " << box << ", piece " << p;
+      }
+}
+
+TEST(Chapter16Swizzle, TheFirstRowIsNotMoved) {
+  // Row 0 of each box: p ^ 0 = p, the floats in order.
+  for (int n = 0; n < ch16::BN; ++n)
+    EXPECT_EQ(ch16::b_tile_index(0, n),
+              n / ch16::BOX_COLUMNS * ch16::BK * ch16::BOX_COLUMNS + n % ch16::BOX_COLUMNS);
 }
