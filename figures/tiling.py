@@ -13,6 +13,11 @@ follows from which constants the chapter has:
   sub-tiles being the MI x NI mma tiles of MMA_M x MMA_N, in which each lane
   holds the elements of C that its accumulators hold: which, the chapter's
   own c_frag_row and c_frag_col say, through build/bin/fragmap;
+- WARPGROUP and CONSUMERS (Hopper's wgmma, chapter 16): the block tile in
+  the consumer warps' columns (the producer's warps own none of C); one
+  consumer warp's first 16 rows magnified, in the 8 x 16 pieces its
+  accumulators repeat in, each lane's elements as the chapter's c_row and
+  c_col put them (build/bin/fragmap's tile "C16");
 - BM, BN and TM (TN, or 1): the block tile in the threads' TM x TN results,
   the warps (32 consecutive threads) outlined;
 - BLOCK only: one element per thread, and the way a warp's 32 lanes walk C,
@@ -82,14 +87,29 @@ class Tiling:
     #: hold; None for the FMA chapters.
     mma: tuple[int, int] | None = None
     fragment: tuple[tuple[tuple[int, int], ...], ...] | None = None
+    #: Warps before the first that computes C (chapter 16's producer
+    #: warpgroup), and whether the mma tiles are pieces of wgmma's
+    #: accumulators rather than mma.sync tiles.
+    idle_warps: int = 0
+    wgmma: bool = False
 
     @property
     def warps(self) -> int:
         return self.threads // self.warp_size
 
     @property
+    def marked_warp(self) -> int:
+        """The warp drawn marked: warp MARKED_WARP of those that compute C."""
+        return self.idle_warps + MARKED_WARP
+
+    @property
     def marked_thread(self) -> int:
-        return MARKED_WARP * self.warp_size + MARKED_LANE
+        return self.marked_warp * self.warp_size + MARKED_LANE
+
+    @property
+    def computing_warps(self) -> range:
+        """The warps that compute elements of C."""
+        return range(self.idle_warps, self.warps)
 
     @property
     def lanes_n(self) -> int:
@@ -104,6 +124,9 @@ class Tiling:
         if self.mma is not None:
             wm, wn, mi_count, ni_count = self.warp_tile
             warp, lane = divmod(tid, self.warp_size)
+            warp -= self.idle_warps
+            if warp < 0:
+                return []
             warp_row, warp_col = divmod(warp, self.bn // wn)
             return [(warp_row * wm + mi * self.mma[0] + row, warp_col * wn + ni * self.mma[1]
                      + col, rows, cols)
@@ -218,6 +241,8 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
     if not threads:
         raise TilingError(f"{chapter}: no NUM_THREADS and no threads per block")
     warp_size = c.get("WARP_SIZE", 32)
+    if "WARPGROUP" in c and "CONSUMERS" in c:
+        return _wgmma_tiling(chapter, c, bm, bn, names, threads, warp_size, fragment)
     if "MMA_M" in c and "MMA_N" in c and "WM" in c and "WN" in c:
         if fragment is None or len(fragment) != warp_size:
             raise TilingError(f"{chapter}: an mma tiling needs each lane's elements of C")
@@ -243,6 +268,29 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
     return tiling
 
 
+def _wgmma_tiling(chapter: str, c: dict, bm: int, bn: int, names, threads: int,
+                  warp_size: int, fragment) -> Tiling:
+    """Chapter 16's tiling: the consumer warps side by side across the block
+    tile, each owning bn / (consumer warps) columns for all bm rows, in the
+    pieces that ``fragment`` (each lane's elements of one piece) gives."""
+    if fragment is None or len(fragment) != warp_size:
+        raise TilingError(f"{chapter}: a wgmma tiling needs each lane's accumulator elements")
+    consumer_warps = c["CONSUMERS"] * c["WARPGROUP"] // warp_size
+    piece = (max(r for lane in fragment for r, _ in lane) + 1,
+             max(col for lane in fragment for _, col in lane) + 1)
+    wn = bn // consumer_warps
+    shapes = {(rows, cols) for lane in fragment for _, _, rows, cols in _runs(lane)}
+    if len(shapes) != 1 or wn != piece[1] or bm % piece[0]:
+        raise TilingError(f"{chapter}: the accumulator pieces do not tile {bm} x {wn}")
+    (tm, tn), = shapes
+    tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size,
+                    (bm, wn, bm // piece[0], 1), "row", dict(c), piece,
+                    tuple(tuple(lane) for lane in fragment),
+                    idle_warps=threads // warp_size - consumer_warps, wgmma=True)
+    tiling.check()
+    return tiling
+
+
 def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, list[Path]]:
     """The Tiling of result ``slug`` (a chapter, or one of its variants) from
     its binary's --describe, and the files it was read from (the binary and
@@ -251,9 +299,10 @@ def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, lis
     sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
     text = "\n".join(p.read_text() for p in sources if p.is_file())
     fragment, read = None, [path, *sources]
-    if "MMA_M" in variant["constants"]:
+    if "MMA_M" in variant["constants"] or "WARPGROUP" in variant["constants"]:
         tool = require_binary(build, "fragmap")
-        fragment = c_fragment(run_fragmap(tool))
+        name = "C16" if "WARPGROUP" in variant["constants"] else "C"
+        fragment = c_fragment(run_fragmap(tool), name)
         read.append(tool)
     try:
         tiling = tiling_of(slug, variant["constants"],
@@ -264,10 +313,11 @@ def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, lis
     return tiling, read
 
 
-def c_fragment(report: dict) -> list[list[tuple[int, int]]]:
-    """Each lane's elements of the C tile, from a fragmap report."""
+def c_fragment(report: dict, name: str = "C") -> list[list[tuple[int, int]]]:
+    """Each lane's elements of the C tile (chapter 14's, or "C16", chapter
+    16's piece of its accumulators), from a fragmap report."""
     lanes: list[list[tuple[int, int]]] = [[] for _ in range(32)]
-    for element in tile(report, "C")["elements"]:
+    for element in tile(report, name)["elements"]:
         lanes[element["lane"]].append((element["row"], element["col"]))
     return lanes
 
@@ -297,13 +347,17 @@ def thread_words(t: Tiling) -> str:
 
 def mma_words(t: Tiling) -> str:
     """What the marked lane holds of each mma tile: 'lane 9 holds rows 2 and
-    10, columns 2-3, of each'."""
+    10, columns 2-3, of each' (chapter 16: 'rows 2-3, columns 2 and 10')."""
     pieces = _runs(t.fragment[MARKED_LANE])
-    rows = sorted({row for row, _, _, _ in pieces})
-    cols = sorted({(col, col + n - 1) for _, col, _, n in pieces})
-    col_words = ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in cols)
-    return (f"lane {MARKED_LANE} holds rows {' and '.join(map(str, rows))}, "
-            f"column{'s' if len(cols) > 1 or cols[0][1] > cols[0][0] else ''} {col_words}, "
+
+    def spans(pairs) -> list[str]:
+        return [f"{a}\u2013{b}" if b > a else str(a) for a, b in sorted(set(pairs))]
+
+    rows = spans((row, row + m - 1) for row, _, m, _ in pieces)
+    cols = spans((col, col + n - 1) for _, col, _, n in pieces)
+    plural = lambda words: "s" if len(words) > 1 or "\u2013" in words[0] else ""
+    return (f"lane {MARKED_LANE} holds row{plural(rows)} {' and '.join(rows)}, "
+            f"column{plural(cols)} {', '.join(cols) if len(cols) > 2 else ' and '.join(cols)}, "
             "of each")
 
 
@@ -321,6 +375,16 @@ def alt_text(t: Tiling) -> str:
     """What the figure shows, with its numbers, for the image's alt text."""
     tid = t.marked_thread
     words = f"{t.chapter}: the {block_words(t)}"
+    if t.wgmma:
+        wm, wn, mi, _ = t.warp_tile
+        consumers = len(t.computing_warps)
+        words += (f", split into {consumers} columns of {wm} {TIMES} {wn}, one per consumer "
+                  f"warp (warps {t.idle_warps} to {t.warps - 1}; warps 0 to {t.idle_warps - 1} "
+                  f"produce and own none of C). Warp {t.marked_warp}'s first "
+                  f"{2 * t.mma[0]} rows, magnified, are pieces of {t.mma[0]} {TIMES} {t.mma[1]} "
+                  f"that its wgmma accumulators repeat in, {mi} down its column; "
+                  f"{mma_words(t)}.")
+        return words
     if t.mma is not None:
         wm, wn, mi, ni = t.warp_tile
         words += (f", split into {t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN "
@@ -426,12 +490,25 @@ def tiling_figure(t: Tiling, mode: str):
     if warp_tiled:
         wm, wn, wmiter, wniter = t.warp_tile
         sub_m, sub_n = wm // wmiter, wn // wniter
-        block_title += (f"{t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN = "
-                        f"{wm} {TIMES} {wn}")
+        # Chapter 16's warp tile is a tall column: the zoom shows its top.
+        shown_m = min(wm, 2 * sub_m) if t.wgmma else wm
+        if t.wgmma:
+            block_title += (f"{len(t.computing_warps)} consumer warps' columns of "
+                            f"{wm} {TIMES} {wn}")
+        else:
+            block_title += (f"{t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN = "
+                            f"{wm} {TIMES} {wn}")
         below_block = None
-        zoom_w = width_of(wm, wn)
-        panels.append(("warp", zoom_w, zoom_w * wm / wn))
-        if tensor:
+        zoom_w = width_of(shown_m, wn)
+        panels.append(("warp", zoom_w, zoom_w * shown_m / wn))
+        if t.wgmma:
+            below_zoom = (f"Warp {t.marked_warp}'s first {shown_m} rows, magnified:\n"
+                          f"pieces of {sub_m} {TIMES} {sub_n}, {wmiter} down its column;\n"
+                          f"{mma_words(t)}")
+            thread_label = (f"thread {tid} (lane {MARKED_LANE}): "
+                            f"{len(t.fragment[MARKED_LANE])} elements\nin each of the "
+                            f"{wmiter} pieces")
+        elif tensor:
             below_zoom = (f"Warp {MARKED_WARP}'s tile, magnified: MI {TIMES} NI = "
                           f"{wmiter} {TIMES} {wniter}\nmma tiles of MMA_M {TIMES} MMA_N = "
                           f"{sub_m} {TIMES} {sub_n};\n{mma_words(t)}")
@@ -450,8 +527,8 @@ def tiling_figure(t: Tiling, mode: str):
         block_title += f"{t.threads} threads of {thread_words(t)}"
         below_block = walk_words(t).replace(": ", ":\n", 1) if t.tm * t.tn == 1 else None
         thread_label = f"thread {tid}: {thread_words(t)}"
-    warp_label = (f"warp {MARKED_WARP} (threads {MARKED_WARP * t.warp_size}\u2013"
-                  f"{MARKED_WARP * t.warp_size + t.warp_size - 1})")
+    warp_label = (f"warp {t.marked_warp} (threads {t.marked_warp * t.warp_size}\u2013"
+                  f"{t.marked_warp * t.warp_size + t.warp_size - 1})")
 
     heights = [TOP + panels[0][2]]
     if below_block:
@@ -478,14 +555,16 @@ def tiling_figure(t: Tiling, mode: str):
         block.set_title(block_title, fontsize=TITLE, color=ink, pad=24, linespacing=1.3)
         y += panels[0][2]
         if warp_tiled:
-            for warp in range(t.warps):
+            for warp in t.computing_warps:
                 r = t.warp_rect(warp)
-                marked = warp == MARKED_WARP
+                marked = warp == t.marked_warp
                 _rect(block, r, "warp-tile", fc=WARP_COLOUR if marked else "none",
                       alpha=0.45 if marked else 1, ec="none" if marked else ink,
                       lw=0 if marked else 1.2)
-                block.text(r[1] + r[3] / 2, r[0] + r[2] * 0.72, f"warp {warp}", ha="center",
-                           va="center", fontsize=TEXT, color=ink,
+                # Chapter 16's warps own narrow columns: their names run up them.
+                block.text(r[1] + r[3] / 2, r[0] + r[2] * (0.5 if t.wgmma else 0.72),
+                           f"warp {warp}", ha="center", va="center", fontsize=TEXT, color=ink,
+                           rotation=90 if t.wgmma else 0,
                            fontweight="bold" if marked else "normal")
             _grid(block, 0, 0, t.bm, t.bn, wm, wn, ink, 1.2, "warp-lines")
             for r in mine:
@@ -520,27 +599,34 @@ def tiling_figure(t: Tiling, mode: str):
         if warp_tiled:
             y += 0.75
             zoom = add_panel(y, zoom_w, panels[1][2], "warp-panel")
-            top, left, _, _ = t.warp_rect(MARKED_WARP)
-            _rect(zoom, (0, 0, wm, wn), "warp-zoom", fc=WARP_COLOUR, alpha=0.25, ec="none")
-            if tensor:
+            top, left, _, _ = t.warp_rect(t.marked_warp)
+            _rect(zoom, (0, 0, shown_m, wn), "warp-zoom", fc=WARP_COLOUR, alpha=0.25, ec="none")
+            if t.wgmma:
+                # A lane holds pairs of rows: lines every 2 rows and every column.
+                _grid(zoom, 0, 0, shown_m, wn, 2, 1, grid, 0.6, "lane-lines")
+            elif tensor:
                 # Lines between the halves of each mma tile (rows g and g + 8).
                 _grid(zoom, 0, 0, wm, wn, sub_m // 2, sub_n, grid, 0.6, "lane-lines")
             else:
                 _grid(zoom, 0, 0, wm, wn, t.tm, t.tn, grid, 0.6, "lane-lines")
-            for i in range(wmiter):
+            for i in range(shown_m // sub_m):
                 for j in range(wniter):
                     _rect(zoom, (i * sub_m, j * sub_n, sub_m, sub_n), "subtile", fc="none",
                           ec=ink, lw=1.6)
             for row, col, rows, cols in mine:
-                _rect(zoom, (row - top, col - left, rows, cols), "thread", fc=THREAD_COLOUR,
-                      ec="none")
+                if row - top < shown_m:
+                    _rect(zoom, (row - top, col - left, rows, cols), "thread", fc=THREAD_COLOUR,
+                          ec="none")
             row, col, rows, cols = mine[0]
             _grid(zoom, row - top, col - left, rows, cols, 1, 1, ink, 0.4, "thread-cells")
-            _frame(zoom, wm, wn)
-            _sides(zoom, theme, wm, wn, "WM", "WN")
+            _frame(zoom, shown_m, wn)
+            if t.wgmma:
+                _sides(zoom, theme, shown_m, wn, "rows", "columns")
+            else:
+                _sides(zoom, theme, wm, wn, "WM", "WN")
             for x in (0, wn):
                 figure.add_artist(ConnectionPatch(
-                    xyA=(left + x, top + wm), coordsA=block.transData,
+                    xyA=(left + x, top + shown_m), coordsA=block.transData,
                     xyB=(x, 0), coordsB=zoom.transData, color=ink, lw=0.8, ls=(0, (3, 3))))
             y += panels[1][2] + BELOW_GAP
             _words_below(figure, zoom, 1 - y / total, below_zoom, ink)

@@ -289,8 +289,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   } else {  // a consumer: its 64 columns of the tile (n), four warps of 16
     if constexpr (T::CONSUMER_REGISTERS > 0) claim_registers<T::CONSUMER_REGISTERS>();
     const int consumer = warpgroup - 1, warp = (threadIdx.x % WARPGROUP) / 32;
-    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    const int n0 = consumer * 64 + 16 * warp + g;
+    const int lane = threadIdx.x % 32, t = lane % 4;
+    const int consumer_warp = consumer * (WARPGROUP / 32) + warp;
+    const int n0 = c_col(consumer_warp, lane, 0);  // rows n0 and n0 + 8 of B^T
     float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
     for (int kt = 0; kt < steps; ++kt) {
       const int s = kt % STAGES;
@@ -322,14 +323,13 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
     }
 
-    // d holds C^T: for each 8 columns j of it (rows m of C), the pairs
-    // (n0, 8j + 2t), (n0, 8j + 2t + 1) and the same for n0 + 8.
+    // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
     // Unrolled, so that d is indexed by constants and stays in registers.
 #pragma unroll
     for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const int m = tile_m + 8 * j + 2 * t + r % 2, n = tile_n + n0 + 8 * (r / 2);
+        const int m = tile_m + c_row(lane, j, r), n = tile_n + c_col(consumer_warp, lane, r);
         if (m < M && n < N) {
           float* c = C + static_cast<size_t>(m) * N + n;
           *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);

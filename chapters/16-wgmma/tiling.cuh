@@ -49,4 +49,20 @@ __host__ __device__ constexpr int b_tile_index(int k, int n) {
 }
 // [end]
 
+// [c-map]
+/// Which element of the block's tile of C a consumer's accumulator
+/// d[4 * j + r] holds: wgmma's accumulator layout, for C^T (rows n, columns
+/// m), read back as C. Consumer warp w (0 .. 7: four per consumer) holds
+/// C's columns 16w .. 16w + 15 for all BM rows. Its lane (g, t) = (lane / 4,
+/// lane % 4) holds, in each 8 rows j, rows 8j + 2t and 8j + 2t + 1 of
+/// columns 16w + g and 16w + g + 8: the layout of mma.sync's C fragment,
+/// transposed and repeated down the rows.
+__host__ __device__ constexpr int c_row(int lane, int j, int r) {
+  return 8 * j + 2 * (lane % 4) + r % 2;
+}
+__host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
+  return 16 * consumer_warp + lane / 4 + 8 * (r / 2);
+}
+// [end]
+
 }  // namespace ch16

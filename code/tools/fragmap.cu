@@ -4,7 +4,9 @@
 //
 //   fragmap [--json]
 //
-// Printed, from chapter 14's own `__host__ __device__ constexpr` functions:
+// Printed, from chapter 14's own `__host__ __device__ constexpr` functions
+// (and, as the tile "C16", chapter 16's c_row and c_col: where its wgmma
+// accumulators land in C):
 //   * the tiles: for each lane and register, the element of the 16 x 8 A
 //     tile (a_frag_row, a_frag_col), of the 8 x 8 B tile (b_frag_row,
 //     b_frag_col) and of the 16 x 8 C tile (c_frag_row, c_frag_col) it holds;
@@ -29,6 +31,7 @@
 
 #include "bank_json.hpp"
 #include "chapters/14-tf32/kernel.cuh"
+#include "chapters/16-wgmma/tiling.cuh"
 
 namespace {
 
@@ -77,6 +80,12 @@ std::vector<Tile> tiles() {
               ch14::b_frag_row, ch14::b_frag_col),
       tile_of("C", T::MMA_M, T::MMA_N, 4, "c_frag_row(lane, r), c_frag_col(lane, r)",
               ch14::c_frag_row, ch14::c_frag_col),
+      // Chapter 16: the first 8 rows of a consumer warp's 16 columns of C,
+      // from its wgmma accumulators d[r] (j = 0, consumer warp 0).
+      tile_of(
+          "C16", 8, 16, 4, "chapter 16: c_row(lane, 0, r), c_col(0, lane, r)",
+          [](int lane, int r) { return ch16::c_row(lane, 0, r); },
+          [](int lane, int r) { return ch16::c_col(0, lane, r); }),
   };
 }
 

@@ -299,13 +299,7 @@ def built_chapters() -> list[tuple[str, Path]]:
     return chapter_binaries(ROOT, BUILD) if (BUILD / "bin").is_dir() else []
 
 
-#: Chapters whose page has no tiling figure yet, each with the reason.
-NO_TILING_FIGURE = {
-    "16-wgmma": "its consumers' warpgroups own columns of C through wgmma's accumulator "
-                "layout, which figures/tiling.py does not draw yet",
-}
-TILING_CHAPTERS = [(slug, binary) for slug, binary in built_chapters()
-                   if slug not in NO_TILING_FIGURE]
+TILING_CHAPTERS = built_chapters()
 
 
 def patches(figure, gid: str) -> list:
@@ -378,7 +372,34 @@ def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
         if label not in texts:
             problems.append(f"no label {label!r}")
     tid = 32 + 9  # the marked thread: warp 1, lane 9
-    if "MMA_M" in c:
+    if "WARPGROUP" in c:
+        # Chapter 16: the producer's warps own none of C; the marked thread
+        # is lane 9 of the second consumer warp. The PTX ISA's layout of a
+        # wgmma.m64nNk8 accumulator D: warp w of the warpgroup holds rows
+        # 16w + g and 16w + g + 8 of D, columns 8j + 2t and 8j + 2t + 1. The
+        # kernel's D is C^T, so in C that is columns and rows swapped.
+        warps_per_group = c["WARPGROUP"] // 32
+        idle = threads // 32 - c["CONSUMERS"] * warps_per_group
+        tid = (idle + 1) * 32 + 9
+        consumer_warp, lane = divmod(tid - idle * 32, 32)
+        consumer, warp = divmod(consumer_warp, warps_per_group)
+        g, t = divmod(lane, 4)
+        wn = bn // (c["CONSUMERS"] * warps_per_group)
+        tiles = patches(figure, "warp-tile")
+        if len(tiles) != c["CONSUMERS"] * warps_per_group:
+            problems.append(f"{len(tiles)} warp columns, not one per consumer warp")
+        problems += [f"a warp column is {size(w)}, not {bm} x {wn}"
+                     for w in tiles if size(w) != (bm, wn)]
+        expected = sorted((8 * j + 2 * t + r, 64 * consumer + 16 * warp + g + 8 * h)
+                          for j in range(bm // 8) for r in (0, 1) for h in (0, 1))
+        in_block = sorted(corner(p) for p in patches(figure, "thread-in-block"))
+        if in_block != expected:
+            problems.append(f"thread {tid}'s elements are drawn at {in_block}, the PTX ISA "
+                            f"puts them at {expected}")
+        zoomed = patches(figure, "thread")
+        if len(zoomed) != 8:
+            problems.append(f"{len(zoomed)} elements of the thread in the first 16 rows, not 8")
+    elif "MMA_M" in c:
         wm, wn, mma_m, mma_n = c["WM"], c["WN"], c["MMA_M"], c["MMA_N"]
         tiles = patches(figure, "warp-tile")
         if len(tiles) != (bm // wm) * (bn // wn):
