@@ -13,8 +13,10 @@ Each panel draws the blocks of a sample of the SMs, evenly spaced (8 of an
 H200's 132), each SM as its slots, a bar per segment coloured by its turn
 (turn 0 writes the tile, a later turn adds into it) and shaded by its tile's
 parity; under it, the busy slots of all the SMs over time. The panels share
-one time scale: a panel's K-steps are its tiling's, drawn in the count's time
-(a step of a tiling of BM x BN at b blocks per SM takes b * BM * BN).
+one time scale: a panel's K-steps are its tiling's, each drawn as long as the
+count's step of a full SM (a tiling of BM x BN at b blocks per SM: b * BM *
+BN). The count prices an SM that holds fewer blocks than b a shorter step
+(kFixedBlocks); the drawing does not.
 """
 
 from __future__ import annotations
@@ -293,7 +295,7 @@ def tail_rounds_figure(r: TailRounds, mode: str):
             text.set_color(ink)
         if mixed:
             figure.text(LABEL_W / FIGURE_WIDTH, 0.02 / total,
-                        "Each panel counts its own tiling's K-steps, drawn to the count's time:\n"
+                        "Each panel's K-steps are its tiling's, as long as a full SM's:\n"
                         + "; ".join(f"a {tailplan.TILING_WORDS[k]} step takes {v:,}"
                                     for k, v in sorted({(p.plan['tiling'], p.step_time)
                                                         for p in r.panels}))
