@@ -19,7 +19,8 @@
 #include "tiling.cuh"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#error "Chapter 16 needs the sm_90a target (wgmma, TMA): -gencode=arch=compute_90a,code=sm_90a"
+#error \
+    "Chapter 16 needs the sm_90a target (wgmma, setmaxnreg): -gencode=arch=compute_90a,code=sm_90a"
 #endif
 
 namespace ch16 {

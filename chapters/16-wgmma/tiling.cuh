@@ -25,9 +25,10 @@ struct Tiling {
   static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
   /// Registers per thread for the producer and the consumers (setmaxnreg),
   /// or 0 to leave them as the compiler sets them. A 384-thread block gets
-  /// at most 65 536 / 384 = 170 per thread; the wide tile's 128 accumulators
-  /// need more, and the producer needs few. So its warpgroup gives some up:
-  /// 128 threads at 40 and 256 at 232 make 64 512.
+  /// at most 65 536 / 384, about 170, per thread: 168, as registers come in
+  /// eights. The wide tile's 128 accumulators need more, and the producer
+  /// needs few, so its warpgroup gives some up: 128 threads at 40 and 256
+  /// at 232 make 64 512, 384 at 168.
   static constexpr int PRODUCER_REGISTERS = BM > 128 ? 40 : 0;
   static constexpr int CONSUMER_REGISTERS = BM > 128 ? 232 : 0;
 };
