@@ -64,11 +64,12 @@ __device__ bool mbarrier_try_wait(uint64_t* bar, int parity) {
 }
 
 // Waits until the barrier's phase `parity` has completed. A wrong byte count
-// or parity would otherwise hang the kernel; after about a million refusals
-// (seconds) it stops the kernel instead, and the program reports the error.
+// or parity hangs here. (A guard that traps after many refusals would put a
+// branch to a trap in every wait, and with it the compiler serializes the
+// wide tile's wgmma: its warning C7512.)
 __device__ void mbarrier_wait(uint64_t* bar, int parity) {
-  for (int refusals = 0; !mbarrier_try_wait(bar, parity); ++refusals)
-    if (refusals > (1 << 20)) __trap();
+  while (!mbarrier_try_wait(bar, parity)) {
+  }
 }
 
 // Copies the box at (column, row) of the tensor map into shared memory; the
