@@ -2,9 +2,10 @@
 // K-step's tiles into shared memory with the 128-byte swizzle, a producer
 // warpgroup drives it, mbarriers hand the stages to two consumer warpgroups,
 // and they multiply with wgmma, the tensor cores' asynchronous warpgroup MMA,
-// on TF32. Everything but main(), which is in kernel.cu. It needs the sm_90a
-// target (an H100 or H200); products whose rows TMA cannot copy (K or N not a
-// multiple of 4) run chapter 14's mma.sync kernel instead.
+// on TF32, or on 3xTF32 (the variant "3xtf32"). Everything but main(), which
+// is in kernel.cu. It needs the sm_90a target (an H100 or H200); products
+// whose rows TMA cannot copy (K or N not a multiple of 4) run chapter 14's
+// mma.sync kernel instead, or chapter 15's for 3xTF32.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
@@ -13,9 +14,11 @@
 #include <ladder/chapter.hpp>
 #include <ladder/cuda_check.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../14-tf32/kernel.cuh"
+#include "../15-3xtf32/kernel.cuh"
 #include "tiling.cuh"
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -150,6 +153,18 @@ __device__ void mbarrier_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
 }
 
+// Makes this thread's ordinary stores to shared memory visible to the
+// tensor cores' reads through a descriptor (the async proxy).
+__device__ void fence_shared_for_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// Waits until the 128 threads of this thread's warpgroup arrive: named
+// barrier 1 + `consumer`, so that the two consumers never wait on each other.
+__device__ void warpgroup_barrier(int consumer) {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + consumer), "n"(WARPGROUP) : "memory");
+}
+
 // d += B^T * A^T for one step of 8 along K, m64n128k8, B^T's fragment in
 // registers and A's tile through its descriptor.
 __device__ void wgmma_m64n128k8_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a,
@@ -210,6 +225,40 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 }
 // [end]
 
+// [split-a]
+/// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
+/// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
+/// of the stage's own tile. small is what that drops (exact: x and big share
+/// their exponent). big_finite is big, 0 for a non-finite x; small is 0 for
+/// one. An infinity or NaN then reaches C through big * big alone, as in
+/// chapter 15.
+__device__ void split_truncated(float x, float& small, float& big_finite) {
+  const float big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+  const bool finite = isfinite(x);
+  small = finite ? x - big : 0.0f;
+  big_finite = finite ? big : 0.0f;
+}
+
+/// Writes the parts of the stage's A tile (FLOATS floats) into a consumer's
+/// own two tiles, 16 bytes per thread at a time. The parts keep the tile's
+/// layout: the swizzle moves whole 16-byte pieces, so float i of every tile
+/// is the same element of A.
+template <int FLOATS>
+__device__ void split_a_tile(const float* a, float* small, float* big_finite, int thread) {
+#pragma unroll 4
+  for (int i = 4 * thread; i < FLOATS; i += 4 * WARPGROUP) {
+    const float4 x = *reinterpret_cast<const float4*>(a + i);
+    float4 s, b;
+    split_truncated(x.x, s.x, b.x);
+    split_truncated(x.y, s.y, b.y);
+    split_truncated(x.z, s.z, b.z);
+    split_truncated(x.w, s.w, b.w);
+    *reinterpret_cast<float4*>(small + i) = s;
+    *reinterpret_cast<float4*>(big_finite + i) = b;
+  }
+}
+// [end]
+
 // [stages]
 /// Each stage's two barriers: "full" takes the producer's one arrival (with
 /// the bytes its copies bring), "empty" one arrival from every consumer
@@ -222,6 +271,110 @@ __device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
     }
   }
   __syncthreads();
+}
+// [end]
+
+// [consume]
+/// B^T's fragment for one step of 8 along K of a stage's B tile: rows n0 and
+/// n0 + 8 of B^T, columns k and k + 4 (B's rows), k = 8 step + t.
+__device__ void load_bt_fragment(float (&b)[4], const float* Bs, int step, int n0, int t) {
+  const int k = 8 * step + t;
+  b[0] = Bs[b_tile_index(k, n0)];
+  b[1] = Bs[b_tile_index(k, n0 + 8)];
+  b[2] = Bs[b_tile_index(k + 4, n0)];
+  b[3] = Bs[b_tile_index(k + 4, n0 + 8)];
+}
+
+/// One consumer's loop over K on TF32: for each stage, wait for its copies,
+/// load B^T's fragments, issue the stage's four wgmma, wait for them, and
+/// hand the stage back to the producer.
+template <class T>
+__device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
+                             uint64_t* empty, int steps, int n0, int t) {
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % STAGES;
+    mbarrier_wait(&full[s], (kt / STAGES) & 1);
+    const float* As = tiles + s * T::STAGE_FLOATS;
+    const float* Bs = As + T::BM * BK;
+    // B^T's fragments for the stage's four steps, loaded before the first wgmma.
+    uint32_t b[BK / 8][4];
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      float f[4];
+      load_bt_fragment(f, Bs, step, n0, t);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) b[step][r] = __float_as_uint(f[r]);
+    }
+    fence_accumulators(d);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      // A step of 8 along K is 32 bytes further along each row of A's tile:
+      // 2 in the descriptor's units of 16 bytes.
+      wgmma_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
+    }
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_accumulators(d);
+    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
+  }
+}
+
+/// The same on 3xTF32. Per stage the consumer writes A's parts into its own
+/// two tiles (`parts`: small, then big_finite), splits its B^T fragments in
+/// registers (chapter 14's split_tf32()), and issues three wgmma per step:
+/// small * big, big * small, big * big. They add into `sum` from zero, and
+/// every SUM_STEPS steps an FP32 addition adds `sum` into d.
+template <class T>
+__device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, float* parts,
+                               uint64_t* full, uint64_t* empty, int steps, int n0, int t,
+                               int consumer) {
+  constexpr int A_FLOATS = T::BM * BK;
+  float* a_small = parts;
+  float* a_big = parts + A_FLOATS;
+  float sum[T::BM / 2];
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % STAGES;
+    mbarrier_wait(&full[s], (kt / STAGES) & 1);
+    const float* As = tiles + s * T::STAGE_FLOATS;
+    const float* Bs = As + A_FLOATS;
+    // Its own tiles are free again: its wgmma of the last stage are done.
+    split_a_tile<A_FLOATS>(As, a_small, a_big, threadIdx.x % WARPGROUP);
+    ch14::Split b[BK / 8][4];
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      float f[4];
+      load_bt_fragment(f, Bs, step, n0, t);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) b[step][r] = ch14::split_tf32(f[r]);
+    }
+    fence_shared_for_async();     // its stores, visible to wgmma
+    warpgroup_barrier(consumer);  // and every other thread's of the warpgroup
+#pragma unroll
+    for (int first = 0; first < BK / 8; first += T::SUM_STEPS) {
+      fence_accumulators(sum);
+      wgmma_fence();
+#pragma unroll
+      for (int step = first; step < first + T::SUM_STEPS; ++step) {
+        uint32_t small[4], big[4], big_finite[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          small[r] = b[step][r].small;
+          big[r] = b[step][r].big;
+          big_finite[r] = b[step][r].big_finite;
+        }
+        wgmma_rs(sum, small, descriptor_128b(a_big) + 2 * step, step > first);
+        wgmma_rs(sum, big_finite, descriptor_128b(a_small) + 2 * step, 1);
+        wgmma_rs(sum, big, descriptor_128b(As) + 2 * step, 1);
+      }
+      wgmma_commit();
+      wgmma_wait_all();
+      fence_accumulators(sum);
+#pragma unroll
+      for (int i = 0; i < T::BM / 2; ++i) d[i] += sum[i];
+    }
+    mbarrier_arrive(&empty[s]);
+  }
 }
 // [end]
 
@@ -283,34 +436,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int consumer_warp = consumer * (WARPGROUP / 32) + warp;
     const int n0 = c_col(consumer_warp, lane, 0);  // rows n0 and n0 + 8 of B^T
     float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
-    for (int kt = 0; kt < steps; ++kt) {
-      const int s = kt % STAGES;
-      mbarrier_wait(&full[s], (kt / STAGES) & 1);
-      const float* As = tiles + s * STAGE_FLOATS;
-      const float* Bs = As + BM * BK;
-      // B^T's fragments for the stage's four steps of 8, loaded before the
-      // first wgmma: rows n0 and n0 + 8 of B^T, columns k and k + 4 (B's rows).
-      uint32_t b[BK / 8][4];
-#pragma unroll
-      for (int step = 0; step < BK / 8; ++step) {
-        const int k = 8 * step + t;
-        b[step][0] = __float_as_uint(Bs[b_tile_index(k, n0)]);
-        b[step][1] = __float_as_uint(Bs[b_tile_index(k, n0 + 8)]);
-        b[step][2] = __float_as_uint(Bs[b_tile_index(k + 4, n0)]);
-        b[step][3] = __float_as_uint(Bs[b_tile_index(k + 4, n0 + 8)]);
-      }
-      fence_accumulators(d);
-      wgmma_fence();
-#pragma unroll
-      for (int step = 0; step < BK / 8; ++step) {
-        // A step of 8 along K is 32 bytes further along each row of A's tile:
-        // 2 in the descriptor's units of 16 bytes.
-        wgmma_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
-      }
-      wgmma_commit();
-      wgmma_wait_all();
-      fence_accumulators(d);
-      mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
+    if constexpr (T::PRODUCTS == 1) {
+      consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
+    } else {
+      float* parts = tiles + STAGES * STAGE_FLOATS + consumer * 2 * BM * BK;
+      consume_3xtf32<T>(d, tiles, parts, full, empty, steps, n0, t, consumer);
     }
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
@@ -385,12 +515,16 @@ inline bool tma_can_copy(const ladder::Gemm& g) {
 }
 
 /// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
-/// any other product runs chapter 14's kernel. The tensor maps are encoded
-/// on the host for each new pair of matrices (a call to the driver, no
-/// allocation) and passed to the kernel as parameters.
+/// any other product runs chapter 14's kernel (chapter 15's for 3xTF32).
+/// The tensor maps are encoded on the host for each new pair of matrices (a
+/// call to the driver, no allocation) and passed to the kernel as parameters.
 template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
-  if (!tma_can_copy(g)) return ch14::launch<ch14::Chosen>(g, stream);
+  if (!tma_can_copy(g)) {
+    // Chapter 14's kernel on TF32, or chapter 15's on 3xTF32.
+    using Fallback = std::conditional_t<T::PRODUCTS == 3, ch15::Chosen, ch14::Chosen>;
+    return ch14::launch<Fallback>(g, stream);
+  }
   static const EncodeTiled encode = encode_tiled();
   static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma<T>, T::SMEM_BYTES);
   (void)smem_granted;
@@ -428,6 +562,9 @@ std::vector<ladder::Constant> constants() {
           {"CONSUMERS", CONSUMERS},
           {"NUM_THREADS", NUM_THREADS},
           {"STAGE_FLOATS", T::STAGE_FLOATS},
+          {"PRODUCTS", T::PRODUCTS},
+          {"SUM_STEPS", T::SUM_STEPS},
+          {"PART_FLOATS", T::PART_FLOATS},
           {"SMEM_BYTES", T::SMEM_BYTES}};
 }
 
@@ -442,17 +579,19 @@ ladder::Variant variant(const char* name, const char* title) {
           ladder::accepts_any_size,
           kernel,
           constants<T>(),
-          ladder::Arithmetic::kTf32};
+          T::PRODUCTS == 3 ? ladder::Arithmetic::kFp32 : ladder::Arithmetic::kTf32};
 }
 
 /// @brief This chapter as the runner and --describe see it: the 128 x 128
-/// tile, and the 256 x 128 one as the variant "wide".
+/// tile, the 256 x 128 one as the variant "wide", and 3xTF32 on the 128 x
+/// 128 tile as the variant "3xtf32", which promises FP32's accuracy.
 inline ladder::Chapter chapter() {
   return {"16-wgmma",
           "TMA and wgmma",
           __FILE__,
           {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, fed by TMA"),
-           variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles")},
+           variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
+           variant<Split>("3xtf32", "3xTF32 on wgmma")},
           true};
 }
 

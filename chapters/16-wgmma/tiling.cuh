@@ -16,27 +16,42 @@ constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
 
 /// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
-template <int BM_>
+/// PRODUCTS is 1 (TF32) or 3 (3xTF32, chapter 15's split); with 3, the
+/// tensor cores sum SUM_STEPS steps of 8 along K from zero, and an FP32
+/// addition adds that into the accumulators.
+template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8>
 struct Tiling {
   static constexpr int BM = BM_;
+  static constexpr int PRODUCTS = PRODUCTS_;
+  static constexpr int SUM_STEPS = SUM_STEPS_;
   static constexpr int STAGE_FLOATS = (BM + BN) * BK;
-  /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
-  static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
+  /// 3xTF32: each consumer's own two tiles of A's parts, small and big.
+  static constexpr int PART_FLOATS = PRODUCTS == 3 ? CONSUMERS * 2 * BM * BK : 0;
+  /// The stages, the parts, and 1024 bytes to move the first stage to a
+  /// 1024-byte boundary.
+  static constexpr int SMEM_BYTES =
+      (STAGES * STAGE_FLOATS + PART_FLOATS) * static_cast<int>(sizeof(float)) + 1024;
   static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
+  static_assert(PRODUCTS == 1 || (PRODUCTS == 3 && BM == 128),
+                "PRODUCTS is 1, or 3 with the 128-row tile (its sums take 64 more registers)");
+  static_assert(SUM_STEPS >= 1 && (BK / 8) % SUM_STEPS == 0, "SUM_STEPS divides a stage's steps");
   /// Registers per thread for the producer and the consumers (setmaxnreg),
   /// or 0 to leave them as the compiler sets them. A 384-thread block gets
   /// at most 65 536 / 384, about 170, per thread: 168, as registers come in
-  /// eights. The wide tile's 128 accumulators need more, and the producer
-  /// needs few, so its warpgroup gives some up: 128 threads at 40 and 256
-  /// at 232 make 64 512, 384 at 168.
-  static constexpr int PRODUCER_REGISTERS = BM > 128 ? 40 : 0;
-  static constexpr int CONSUMER_REGISTERS = BM > 128 ? 232 : 0;
+  /// eights. The wide tile's 128 accumulators, and 3xTF32's 64 accumulators
+  /// with 64 sums, need more, and the producer needs few, so its warpgroup
+  /// gives some up: 128 threads at 40 and 256 at 232 make 64 512, 384 at 168.
+  static constexpr bool SHIFTS_REGISTERS = BM > 128 || PRODUCTS == 3;
+  static constexpr int PRODUCER_REGISTERS = SHIFTS_REGISTERS ? 40 : 0;
+  static constexpr int CONSUMER_REGISTERS = SHIFTS_REGISTERS ? 232 : 0;
 };
 
 /// The tile this chapter runs: 128 x 128.
 using Chosen = Tiling<128>;
 /// Twice as many rows: the same B tile serves twice the product.
 using Wide = Tiling<256>;
+/// 3xTF32 on the 128 x 128 tile, a stage's products summed from zero.
+using Split = Tiling<128, 3>;
 // [end]
 
 // [b-index]
