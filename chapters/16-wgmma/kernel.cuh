@@ -225,20 +225,7 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 }
 // [end]
 
-// [split-a]
-/// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
-/// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
-/// of the stage's own tile. small is what that drops (exact: x and big share
-/// their exponent). big_finite is big, 0 for a non-finite x; small is 0 for
-/// one. An infinity or NaN then reaches C through big * big alone, as in
-/// chapter 15.
-__device__ void split_truncated(float x, float& small, float& big_finite) {
-  const float big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-  const bool finite = isfinite(x);
-  small = finite ? x - big : 0.0f;
-  big_finite = finite ? big : 0.0f;
-}
-
+// [split-tile]
 /// Writes the parts of the stage's A tile (FLOATS floats) into a consumer's
 /// own two tiles, 16 bytes per thread at a time. The parts keep the tile's
 /// layout: the swizzle moves whole 16-byte pieces, so float i of every tile

@@ -1,7 +1,12 @@
-// Chapter 16's block tile and where its copies put B's floats in shared
-// memory, shared by the kernel (kernel.cuh) and the CPU tool that draws
-// its bank maps (code/tools/bankmap.cu), which compiles no wgmma.
+// Chapter 16's block tile, where its copies put B's floats in shared memory,
+// and how 3xTF32 splits A's floats: shared by the kernel (kernel.cuh), the
+// CPU tool that draws its bank maps (code/tools/bankmap.cu) and the CPU
+// tests, none of which compiles wgmma.
 #pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace ch16 {
 
@@ -78,6 +83,25 @@ __host__ __device__ constexpr int c_row(int lane, int j, int r) {
 }
 __host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
   return 16 * consumer_warp + lane / 4 + 8 * (r / 2);
+}
+// [end]
+
+// [split-a]
+/// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
+/// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
+/// of the stage's own tile. small is what that drops (exact: x and big share
+/// their exponent). big_finite is big, 0 for a non-finite x; small is 0 for
+/// one. An infinity or NaN then reaches C through big * big alone, as in
+/// chapter 15.
+__host__ __device__ inline void split_truncated(float x, float& small, float& big_finite) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits &= 0xffffe000u;  // the low 13 bits cleared
+  float big;
+  std::memcpy(&big, &bits, sizeof big);
+  const bool finite = std::isfinite(x);
+  small = finite ? x - big : 0.0f;
+  big_finite = finite ? big : 0.0f;
 }
 // [end]
 

@@ -25,6 +25,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <ladder/bank_model.hpp>
 #include <vector>
 
@@ -467,4 +468,37 @@ TEST(Chapter16Swizzle, TheFirstRowIsNotMoved) {
   for (int n = 0; n < ch16::BN; ++n)
     EXPECT_EQ(ch16::b_tile_index(0, n),
               n / ch16::BOX_COLUMNS * ch16::BK * ch16::BOX_COLUMNS + n % ch16::BOX_COLUMNS);
+}
+
+// Chapter 16's 3xTF32: A's parts (split_truncated). Big is what wgmma reads
+// of x (its low 13 bits dropped), small what that drops; together exactly x.
+TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
+  uint32_t state = 12345u;  // a linear congruential generator: bit patterns of every exponent
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    float x;
+    std::memcpy(&x, &state, sizeof x);
+    if (!std::isfinite(x)) continue;
+    float small = -1.0f, big = -1.0f;
+    ch16::split_truncated(x, small, big);
+    uint32_t big_bits;
+    std::memcpy(&big_bits, &big, sizeof big_bits);
+    EXPECT_EQ(big_bits & 0x1fffu, 0u) << x;  // TF32: the low 13 bits are zero
+    EXPECT_EQ(big + small, x) << x;          // nothing is lost
+    EXPECT_TRUE(small == 0.0f || std::signbit(small) == std::signbit(x)) << x;  // truncated
+    if (std::fpclassify(x) == FP_NORMAL)  // below one TF32 step of x: 2^(exponent - 10)
+      EXPECT_LT(std::fabs(small), std::ldexp(1.0f, std::ilogb(x) - 10)) << x;
+    ++checked;
+  }
+  EXPECT_GT(checked, 190000);
+}
+
+TEST(Chapter16Split, AnInfinityOrNaNHasNoParts) {
+  for (float x : {INFINITY, -INFINITY, NAN}) {
+    float small = -1.0f, big = -1.0f;
+    ch16::split_truncated(x, small, big);
+    EXPECT_EQ(small, 0.0f);
+    EXPECT_EQ(big, 0.0f);
+  }
 }
