@@ -159,12 +159,6 @@ __device__ void fence_shared_for_async() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-// Waits until the 128 threads of this thread's warpgroup arrive: named
-// barrier 1 + `consumer`, so that the two consumers never wait on each other.
-__device__ void warpgroup_barrier(int consumer) {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + consumer), "n"(WARPGROUP) : "memory");
-}
-
 // d += B^T * A^T for one step of 8 along K, m64n128k8, B^T's fragment in
 // registers and A's tile through its descriptor.
 __device__ void wgmma_m64n128k8_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a,
@@ -226,14 +220,14 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 // [end]
 
 // [split-tile]
-/// Writes the parts of the stage's A tile (FLOATS floats) into a consumer's
-/// own two tiles, 16 bytes per thread at a time. The parts keep the tile's
-/// layout: the swizzle moves whole 16-byte pieces, so float i of every tile
-/// is the same element of A.
-template <int FLOATS>
+/// Writes the parts of the stage's A tile (FLOATS floats) into the stage's
+/// two part tiles, 16 bytes per thread at a time, with THREADS threads. The
+/// parts keep the tile's layout: the swizzle moves whole 16-byte pieces, so
+/// float i of every tile is the same element of A.
+template <int FLOATS, int THREADS>
 __device__ void split_a_tile(const float* a, float* small, float* big_finite, int thread) {
-#pragma unroll 4
-  for (int i = 4 * thread; i < FLOATS; i += 4 * WARPGROUP) {
+#pragma unroll 2
+  for (int i = 4 * thread; i < FLOATS; i += 4 * THREADS) {
     const float4 x = *reinterpret_cast<const float4*>(a + i);
     float4 s, b;
     split_truncated(x.x, s.x, b.x);
@@ -247,14 +241,17 @@ __device__ void split_a_tile(const float* a, float* small, float* big_finite, in
 // [end]
 
 // [stages]
-/// Each stage's two barriers: "full" takes the producer's one arrival (with
-/// the bytes its copies bring), "empty" one arrival from every consumer
-/// thread. The whole block waits until they are initialised.
-__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+/// Each stage's barriers: "full" takes the producer's one arrival (with the
+/// bytes its copies bring), "empty" one arrival from every consumer thread.
+/// 3xTF32's "split" takes one from each SPLITTERS thread, once A's parts are
+/// written. The whole block waits until they are initialised.
+template <int STAGES_>
+__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty, uint64_t* split) {
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
+    for (int s = 0; s < STAGES_; ++s) {
       mbarrier_init(&full[s], 1);
       mbarrier_init(&empty[s], CONSUMERS * WARPGROUP);
+      mbarrier_init(&split[s], SPLITTERS);
     }
   }
   __syncthreads();
@@ -279,8 +276,8 @@ template <class T>
 __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
                              uint64_t* empty, int steps, int n0, int t) {
   for (int kt = 0; kt < steps; ++kt) {
-    const int s = kt % STAGES;
-    mbarrier_wait(&full[s], (kt / STAGES) & 1);
+    const int s = kt % T::STAGES;
+    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + T::BM * BK;
     // B^T's fragments for the stage's four steps, loaded before the first wgmma.
@@ -307,26 +304,25 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
   }
 }
 
-/// The same on 3xTF32. Per stage the consumer writes A's parts into its own
-/// two tiles (`parts`: small, then big_finite), splits its B^T fragments in
-/// registers (chapter 14's split_tf32()), and issues three wgmma per step:
-/// small * big, big * small, big * big. They add into `sum` from zero, and
-/// every SUM_STEPS steps an FP32 addition adds `sum` into d.
+/// The same on 3xTF32. The producer's other warps have written A's parts
+/// into the stage (small, then big_finite, after A's and B's tiles); the
+/// consumer waits for them too, splits its B^T fragments in registers
+/// (chapter 14's split_tf32()), and issues three wgmma per step: small *
+/// big, big * small, big * big. They add into `sum` from zero, and every
+/// SUM_STEPS steps an FP32 addition adds `sum` into d.
 template <class T>
-__device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, float* parts,
-                               uint64_t* full, uint64_t* empty, int steps, int n0, int t,
-                               int consumer) {
+__device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
+                               uint64_t* empty, uint64_t* split, int steps, int n0, int t) {
   constexpr int A_FLOATS = T::BM * BK;
-  float* a_small = parts;
-  float* a_big = parts + A_FLOATS;
   float sum[T::BM / 2];
   for (int kt = 0; kt < steps; ++kt) {
-    const int s = kt % STAGES;
-    mbarrier_wait(&full[s], (kt / STAGES) & 1);
+    const int s = kt % T::STAGES;
+    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+    mbarrier_wait(&split[s], (kt / T::STAGES) & 1);
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + A_FLOATS;
-    // Its own tiles are free again: its wgmma of the last stage are done.
-    split_a_tile<A_FLOATS>(As, a_small, a_big, threadIdx.x % WARPGROUP);
+    const float* a_small = As + T::COPY_FLOATS;
+    const float* a_big = a_small + A_FLOATS;
     ch14::Split b[BK / 8][4];
 #pragma unroll
     for (int step = 0; step < BK / 8; ++step) {
@@ -335,8 +331,6 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, float*
 #pragma unroll
       for (int r = 0; r < 4; ++r) b[step][r] = ch14::split_tf32(f[r]);
     }
-    fence_shared_for_async();     // its stores, visible to wgmma
-    warpgroup_barrier(consumer);  // and every other thread's of the warpgroup
 #pragma unroll
     for (int first = 0; first < BK / 8; first += T::SUM_STEPS) {
       fence_accumulators(sum);
@@ -377,7 +371,8 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, float*
 /// then hold C transposed: row n, column m.
 ///
 /// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
-/// one of STAGES buffers. Warpgroups 1 and 2 consume: each multiplies 64
+/// one of STAGES buffers (on 3xTF32 its other three warps split A's tile).
+/// Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
 /// wgmma.m64n{BM}k8.
 /// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
@@ -389,15 +384,15 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, float* C, int M, int N, int K,
                 float alpha, float beta) {
-  constexpr int BM = T::BM, STAGE_FLOATS = T::STAGE_FLOATS;
+  constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
-  __shared__ uint64_t full[STAGES], empty[STAGES];
+  __shared__ uint64_t full[STAGES], empty[STAGES], split[STAGES];
   const int warpgroup = threadIdx.x / WARPGROUP;
   const int tile_m = blockIdx.y * BM, tile_n = blockIdx.x * BN;
   const int steps = (K + BK - 1) / BK;  // the copies fill zeros past K, M and N
 
-  init_stage_barriers(full, empty);
+  init_stage_barriers<STAGES>(full, empty, split);
 
   if (warpgroup == 0) {  // the producer
     if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
@@ -409,11 +404,23 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         mbarrier_wait(&empty[s], (kt / STAGES + 1) & 1);
         float* As = tiles + s * STAGE_FLOATS;
         float* Bs = As + BM * BK;
-        mbarrier_expect_bytes(&full[s], STAGE_FLOATS * static_cast<int>(sizeof(float)));
+        mbarrier_expect_bytes(&full[s], T::COPY_FLOATS * static_cast<int>(sizeof(float)));
         tma_load_2d(As, &map_a, kt * BK, tile_m, &full[s]);
         for (int box = 0; box < BN / BOX_COLUMNS; ++box)
           tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, kt * BK,
                       &full[s]);
+      }
+    } else if (T::PRODUCTS == 3 && threadIdx.x >= 32) {
+      // 3xTF32: the other three warps split each stage's A tile into its
+      // part tiles, make their stores visible to wgmma, and say so.
+      for (int kt = 0; kt < steps; ++kt) {
+        const int s = kt % STAGES;
+        mbarrier_wait(&full[s], (kt / STAGES) & 1);
+        float* As = tiles + s * STAGE_FLOATS;
+        float* a_small = As + T::COPY_FLOATS;
+        split_a_tile<BM * BK, SPLITTERS>(As, a_small, a_small + BM * BK, threadIdx.x - 32);
+        fence_shared_for_async();
+        mbarrier_arrive(&split[s]);
       }
     }
   } else {  // a consumer: its 64 columns of the tile (n), four warps of 16
@@ -426,8 +433,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     if constexpr (T::PRODUCTS == 1) {
       consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
     } else {
-      float* parts = tiles + STAGES * STAGE_FLOATS + consumer * 2 * BM * BK;
-      consume_3xtf32<T>(d, tiles, parts, full, empty, steps, n0, t, consumer);
+      consume_3xtf32<T>(d, tiles, full, empty, split, steps, n0, t);
     }
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
@@ -543,11 +549,12 @@ std::vector<ladder::Constant> constants() {
   return {{"BM", T::BM},
           {"BN", BN},
           {"BK", BK},
-          {"STAGES", STAGES},
+          {"STAGES", T::STAGES},
           {"BOX_COLUMNS", BOX_COLUMNS},
           {"WARPGROUP", WARPGROUP},
           {"CONSUMERS", CONSUMERS},
           {"NUM_THREADS", NUM_THREADS},
+          {"COPY_FLOATS", T::COPY_FLOATS},
           {"STAGE_FLOATS", T::STAGE_FLOATS},
           {"PRODUCTS", T::PRODUCTS},
           {"SUM_STEPS", T::SUM_STEPS},

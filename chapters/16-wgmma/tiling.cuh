@@ -18,6 +18,7 @@ constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a c
 constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
 constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
 constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
+constexpr int SPLITTERS = WARPGROUP - 32;  ///< 3xTF32: the producer's threads that split A
 
 /// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
@@ -29,13 +30,15 @@ struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int SUM_STEPS = SUM_STEPS_;
-  static constexpr int STAGE_FLOATS = (BM + BN) * BK;
-  /// 3xTF32: each consumer's own two tiles of A's parts, small and big.
-  static constexpr int PART_FLOATS = PRODUCTS == 3 ? CONSUMERS * 2 * BM * BK : 0;
-  /// The stages, the parts, and 1024 bytes to move the first stage to a
-  /// 1024-byte boundary.
-  static constexpr int SMEM_BYTES =
-      (STAGES * STAGE_FLOATS + PART_FLOATS) * static_cast<int>(sizeof(float)) + 1024;
+  /// The floats the copies bring per stage: A's tile, then B's.
+  static constexpr int COPY_FLOATS = (BM + BN) * BK;
+  /// 3xTF32: two more tiles per stage, A's small and big parts.
+  static constexpr int PART_FLOATS = PRODUCTS == 3 ? 2 * BM * BK : 0;
+  static constexpr int STAGE_FLOATS = COPY_FLOATS + PART_FLOATS;
+  /// 3xTF32's stages are twice as large, so three fit where four did.
+  static constexpr int STAGES = PRODUCTS == 3 ? 3 : ch16::STAGES;
+  /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
+  static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
   static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
   static_assert(PRODUCTS == 1 || (PRODUCTS == 3 && BM == 128),
                 "PRODUCTS is 1, or 3 with the 128-row tile (its sums take 64 more registers)");
