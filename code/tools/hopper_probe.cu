@@ -233,12 +233,12 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
                    const __grid_constant__ CUtensorMap map_bt, float* C, int N, int K) {
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
-  __shared__ uint64_t full[kStages], empty[kStages];
+  __shared__ uint64_t full[kStages], empty[kStages], split[kStages];  // split: unused here
   const int warpgroup = threadIdx.x / 128;
   const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
   const int steps = K / kBK;
 
-  init_stage_barriers(full, empty);
+  init_stage_barriers<kStages>(full, empty, split);
 
   if (warpgroup == 0) {
     if (threadIdx.x == 0) {
