@@ -378,7 +378,7 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 /// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
 ///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS;
 ///      T::SMEM_BYTES of dynamic shared memory; the grid is
-///      (ceil(N / BN), ceil(M / T::BM)).
+///      ceil(N / BN) * ceil(M / T::BM) blocks.
 template <class T>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
@@ -389,7 +389,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   float* tiles = aligned_tiles(smem_raw);
   __shared__ uint64_t full[STAGES], empty[STAGES], split[STAGES];
   const int warpgroup = threadIdx.x / WARPGROUP;
-  const int tile_m = blockIdx.y * BM, tile_n = blockIdx.x * BN;
+  // Block b computes tile block_tile(b): chapter 12's grouped order.
+  const ch14::TileCoord tile =
+      ch14::block_tile<T>(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN);
+  const int tile_m = tile.row * BM, tile_n = tile.col * BN;
   const int steps = (K + BK - 1) / BK;  // the copies fill zeros past K, M and N
 
   init_stage_barriers<STAGES>(full, empty, split);
@@ -529,7 +532,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
     last = g;
   }
-  const dim3 grid(ladder::ceil_div(g.N, BN), ladder::ceil_div(g.M, T::BM));
+  const int grid = ladder::ceil_div(g.N, BN) * ladder::ceil_div(g.M, T::BM);
   sgemm_wgmma<T><<<grid, NUM_THREADS, T::SMEM_BYTES, stream>>>(map_a, map_b, g.C, g.M, g.N, g.K,
                                                                g.alpha, g.beta);
 }
@@ -553,6 +556,7 @@ std::vector<ladder::Constant> constants() {
           {"BOX_COLUMNS", BOX_COLUMNS},
           {"WARPGROUP", WARPGROUP},
           {"CONSUMERS", CONSUMERS},
+          {"GROUP_M", T::GROUP_M},
           {"NUM_THREADS", NUM_THREADS},
           {"COPY_FLOATS", T::COPY_FLOATS},
           {"STAGE_FLOATS", T::STAGE_FLOATS},

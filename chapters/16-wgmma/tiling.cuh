@@ -37,6 +37,9 @@ struct Tiling {
   static constexpr int STAGE_FLOATS = COPY_FLOATS + PART_FLOATS;
   /// 3xTF32's stages are twice as large, so three fit where four did.
   static constexpr int STAGES = PRODUCTS == 3 ? 3 : ch16::STAGES;
+  /// Rows of block tiles in one raster group (chapter 12's order), so that
+  /// the blocks running at once share their tiles of A and B in L2.
+  static constexpr int GROUP_M = 8;
   /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
   static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
   static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
