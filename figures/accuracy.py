@@ -137,6 +137,18 @@ def _log_limits(values: list[float]) -> tuple[float, float]:
     return low / 3, high * 4
 
 
+def _label_goes_right(data: Accuracy, line: float, x_max: float) -> bool:
+    """Whether a unit roundoff's label, which sits just above its line, goes
+    at the right end (the default) or the left: the right when no point lies
+    in the band it would cover (the outer 40% of the x range, from the line
+    to 5 times it), else the left when that end is free."""
+    def crowded(right: bool) -> bool:
+        return any((p.tflops > 0.6 * x_max if right else p.tflops < 0.4 * x_max)
+                   and e is not None and line <= e <= 5 * line
+                   for p in data.points for e in p.error.values())
+    return not crowded(True) or crowded(False)
+
+
 def accuracy_figure(data: Accuracy, mode: str):
     """The matplotlib figure of draw_accuracy (the tests measure it); the
     caller closes it. Each marker has a gid: ``accuracy-<index>-<distribution>``,
@@ -155,9 +167,11 @@ def accuracy_figure(data: Accuracy, mode: str):
     axes.set_xlim(0, fastest * 1.12)
     for name, value in UNIT_ROUNDOFF.items():
         axes.axhline(value, color=ink, linestyle=":", linewidth=1.0, zorder=1)
-        axes.annotate(f"unit roundoff of {name}", xy=(1.0, value), xycoords=("axes fraction",
-                      "data"), xytext=(-2, 3), textcoords="offset points", ha="right",
-                      va="bottom", fontsize=TEXT - 2, color=ink)
+        right = _label_goes_right(data, value, fastest * 1.12)
+        axes.annotate(f"unit roundoff of {name}", xy=(1.0 if right else 0.0, value),
+                      xycoords=("axes fraction", "data"), xytext=(-2 if right else 2, 3),
+                      textcoords="offset points", ha="right" if right else "left",
+                      va="bottom", fontsize=TEXT - 2, color=ink, gid=f"roundoff-{name}")
     handles = []
     for index, point in enumerate(data.points):
         colour = GPU_COLOURS[index % len(GPU_COLOURS)]

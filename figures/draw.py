@@ -11,6 +11,7 @@
     python3 figures/draw.py tiling 12-final --out tiling.svg
     python3 figures/draw.py roofline --out roofline.svg
     python3 figures/draw.py stages 11-double-buffering --out stages.svg
+    python3 figures/draw.py pipeline 16-wgmma --out pipeline.svg
     python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
     python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
     python3 figures/draw.py fragments --show tiles --out fragments.svg
@@ -36,6 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 from figures import accuracy  # noqa: E402
 from figures import bankgrid  # noqa: E402
 from figures import fragments  # noqa: E402
+from figures import pipeline  # noqa: E402
 from figures import tail  # noqa: E402
 from figures import tail_map  # noqa: E402
 from figures import warp_access  # noqa: E402
@@ -130,6 +132,12 @@ def draw_stages(args, mode: str) -> bytes:
     return stages.draw_stages(found, mode)
 
 
+def draw_pipeline(args, mode: str) -> bytes:
+    """Chapter 16's ring of stages between producer and consumers, in the code's order."""
+    found, _ = pipeline.chapter_pipeline(ROOT, binaries.build_dir(ROOT), args.chapter)
+    return pipeline.draw_pipeline(found, mode)
+
+
 def draw_rounds(args, mode: str) -> bytes:
     """An N x N output's blocks in rounds across the GPU's SMs."""
     found, _, _ = rounds.chapter_rounds(ROOT, binaries.build_dir(ROOT), args.chapter,
@@ -194,7 +202,8 @@ def parser() -> argparse.ArgumentParser:
                        ("bankmap", draw_bankmap), ("bankgrid", draw_bankgrid),
                        ("sweep", draw_sweep),
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
-                       ("stages", draw_stages), ("rounds", draw_rounds),
+                       ("stages", draw_stages), ("pipeline", draw_pipeline),
+                       ("rounds", draw_rounds),
                        ("warp-access", draw_warp_access), ("fragments", draw_fragments),
                        ("tail-rounds", draw_tail_rounds), ("accuracy", draw_accuracy),
                        ("tail-map", draw_tail_map)):
@@ -205,7 +214,7 @@ def parser() -> argparse.ArgumentParser:
                             help="the page mode it is drawn for (default light)")
         if name in ("sizes", "sweep"):
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final")
-        if name in ("tiling", "stages", "rounds"):
+        if name in ("tiling", "stages", "pipeline", "rounds"):
             figure.add_argument("chapter", help="a chapter folder's name, e.g. 12-final, or "
                                                 "a variant's result name, e.g. 12-final-swizzled")
         if name == "rounds":

@@ -46,6 +46,11 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-stages} <slug>``  body: the caption
     the variant's shared-memory stages as lanes over a few K-steps, in the
     order the code imposes (figures/stages.py).
+``{ladder-pipeline} <slug>``  body: the caption
+    chapter 16's ring of stages as lanes over a few K-steps: the producer's
+    TMA copies, 3xTF32's split of A and the consumers' wgmma, and the
+    barriers each completes (full, split, empty), in the order the code
+    imposes (figures/pipeline.py).
 ``{ladder-rounds} <slug>``  options ``:size: N`` (required), ``:gpu:``; body: the caption
     the N x N output's blocks (--describe's BM, BN) in rounds over the SMs
     (the result's sm_count and blocks_per_sm; figures/rounds.py).
@@ -105,6 +110,7 @@ from figures import fragments as fragments_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
 from figures import roofline as roofline_figure
+from figures import pipeline as pipeline_figure
 from figures import rounds as rounds_figure
 from figures import stages as stages_figure
 from figures import tail as tail_figure
@@ -544,6 +550,31 @@ class StagesDirective(_AnalysisDirective):
 
 
 # --------------------------------------------------------------------------
+# {ladder-pipeline} <slug>
+# --------------------------------------------------------------------------
+
+
+class PipelineDirective(_AnalysisDirective):
+    """Chapter 16's stages between the producer and the consumers over a few
+    K-steps, from its --describe constants; the directive's body is the
+    caption."""
+
+    required_arguments = 1
+    has_content = True
+
+    def render(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        found, read = pipeline_figure.chapter_pipeline(self.repo_root, self.build_dir, slug)
+        for path in read:
+            self.track(path)
+        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
+            f"The stages of {slug} between producer and consumers, in the order the code "
+            "imposes.")
+        return natural_figure(lambda mode: pipeline_figure.draw_pipeline(found, mode),
+                              pipeline_figure.alt_text(found), caption, self.state, self.lineno)
+
+
+# --------------------------------------------------------------------------
 # {ladder-rounds} <slug>  :size: N
 # --------------------------------------------------------------------------
 
@@ -962,6 +993,7 @@ def setup(app):
     app.add_directive("ladder-fragments", FragmentsDirective)
     app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-stages", StagesDirective)
+    app.add_directive("ladder-pipeline", PipelineDirective)
     app.add_directive("ladder-rounds", RoundsDirective)
     app.add_directive("ladder-tail-rounds", TailRoundsDirective)
     app.add_directive("ladder-tail-plans", TailPlansDirective)

@@ -1,0 +1,253 @@
+"""Chapter 16's ring of stages between producer and consumers ({ladder-pipeline}).
+
+The data: a variant's ``--describe`` constants (STAGES, BK, BM, BN,
+COPY_FLOATS, STAGE_FLOATS, PRODUCTS, CONSUMERS, WARPGROUP), turned by
+pipeline_of() into a Pipeline. schedule() is the order the kernel's
+barriers impose on a product of 2 · STAGES K-steps (sgemm_wgmma,
+consume_tf32, consume_3xtf32), each task one column long and started in
+the first column that all it waits for allows:
+
+- the producer's one thread copies step k into stage k mod STAGES with TMA,
+  in order, once that stage is *empty* (the consumers have finished step
+  k - STAGES; a fresh stage is free); the copy completes *full*;
+- on 3xTF32 (PRODUCTS = 3), after *full*, the producer's other warps write
+  A's two part tiles into the stage, in order, which completes *split*;
+- after *full* (and *split*) the consumers multiply step k with wgmma, in
+  order, then arrive on *empty*.
+
+The figure draws that order as one lane per stage; it is a schematic, not
+a timing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+
+from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools.binaries import AnalysisError, describe, find_variant
+
+#: What each kind of task is drawn with: colour and opacity.
+FILLS = {"copy": (GPU_COLOURS[1], 0.4), "split": (GPU_COLOURS[2], 0.45),
+         "mma": (GPU_COLOURS[0], 0.6)}
+#: The barrier each kind of task completes, and its line style.
+COMPLETES = {"copy": "full", "split": "split", "mma": "empty"}
+LINE_STYLES = {"full": "-", "split": ":", "empty": (0, (2.2, 1.4))}
+TEXT = 12.5
+TITLE = 13
+FIGURE_WIDTH = 5.2
+TIMES = "\u00d7"
+NEEDED = ("STAGES", "BK", "BM", "BN", "COPY_FLOATS", "STAGE_FLOATS", "PRODUCTS", "CONSUMERS",
+          "WARPGROUP")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    chapter: str
+    stages: int
+    bk: int
+    bm: int
+    bn: int
+    copy_floats: int   #: floats the copies bring per stage: A's tile and B's
+    stage_floats: int  #: floats of one stage (3xTF32: and A's two part tiles)
+    products: int      #: 1 (TF32) or 3 (3xTF32, which splits A in the stage)
+    consumer_threads: int  #: the arrivals that complete "empty"
+
+    @property
+    def split(self) -> bool:
+        return self.products == 3
+
+    @property
+    def steps(self) -> int:
+        """The K-steps drawn: each stage filled, emptied and refilled once."""
+        return 2 * self.stages
+
+    @property
+    def part_floats(self) -> int:
+        return self.stage_floats - self.copy_floats
+
+
+@dataclass(frozen=True)
+class Task:
+    kind: str    #: "copy" (TMA), "split" (A's parts, 3xTF32) or "mma" (wgmma)
+    step: int    #: the K-step whose tiles it copies, splits or multiplies
+    stage: int
+    start: int   #: its column; it ends where the next begins
+
+    @property
+    def end(self) -> int:
+        return self.start + 1
+
+    @property
+    def barrier(self) -> str:
+        """The barrier it completes, at its end."""
+        return COMPLETES[self.kind]
+
+
+def pipeline_of(chapter: str, constants: dict) -> Pipeline:
+    missing = [n for n in NEEDED if n not in constants]
+    if missing:
+        raise AnalysisError(f"{chapter}: its --describe constants have no {', '.join(missing)}")
+    c = constants
+    if c["STAGES"] < 2:
+        raise AnalysisError(f"{chapter}: STAGES = {c['STAGES']}, nothing overlaps")
+    if c["PRODUCTS"] not in (1, 3):
+        raise AnalysisError(f"{chapter}: PRODUCTS = {c['PRODUCTS']}, not 1 or 3")
+    if c["COPY_FLOATS"] != (c["BM"] + c["BN"]) * c["BK"]:
+        raise AnalysisError(f"{chapter}: COPY_FLOATS = {c['COPY_FLOATS']} is not "
+                            f"(BM + BN) {TIMES} BK, A's tile and B's")
+    parts = 2 * c["BM"] * c["BK"] if c["PRODUCTS"] == 3 else 0
+    if c["STAGE_FLOATS"] != c["COPY_FLOATS"] + parts:
+        raise AnalysisError(f"{chapter}: STAGE_FLOATS = {c['STAGE_FLOATS']} is not the "
+                            f"copies' {c['COPY_FLOATS']} and {parts} floats of A's parts")
+    return Pipeline(chapter, c["STAGES"], c["BK"], c["BM"], c["BN"], c["COPY_FLOATS"],
+                    c["STAGE_FLOATS"], c["PRODUCTS"], c["CONSUMERS"] * c["WARPGROUP"])
+
+
+def chapter_pipeline(repo_root: Path, build: Path, slug: str) -> tuple[Pipeline, list[Path]]:
+    path, variant = find_variant(repo_root, build, slug)
+    sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
+    return pipeline_of(slug, variant["constants"]), [path, *sources]
+
+
+def schedule(p: Pipeline) -> list[Task]:
+    """Each step's copy, split (3xTF32) and multiply, each in the first
+    column its barriers and its role's order allow."""
+    tasks: list[Task] = []
+    copies: dict[int, Task] = {}
+    splits: dict[int, Task] = {}
+    mmas: dict[int, Task] = {}
+    for k in range(p.steps):
+        stage = k % p.stages
+        # The producer's thread issues the copies in order; it waits for
+        # "empty" of the step the stage held (a fresh stage is free).
+        start = copies[k - 1].start if k else 0
+        if k >= p.stages:
+            start = max(start, mmas[k - p.stages].end)
+        copies[k] = Task("copy", k, stage, start)
+        ready = copies[k].end  # "full"
+        if p.split:
+            # The splitting warps wait for "full", one step after another.
+            splits[k] = Task("split", k, stage, max(ready, splits[k - 1].end if k else 0))
+            ready = splits[k].end  # "split"
+        # The consumers wait for "full" (and "split"), one step after another.
+        mmas[k] = Task("mma", k, stage, max(ready, mmas[k - 1].end if k else 0))
+        tasks += [copies[k], *([splits[k]] if p.split else []), mmas[k]]
+    return tasks
+
+
+def columns(tasks: list[Task]) -> int:
+    return max(t.end for t in tasks)
+
+
+def title_words(p: Pipeline) -> str:
+    if p.split:
+        floats = (f"copied {p.copy_floats} + A's parts {p.part_floats} = "
+                  f"{p.stage_floats} floats")
+    else:
+        floats = f"A {p.bm} {TIMES} {p.bk} + B {p.bk} {TIMES} {p.bn} = {p.stage_floats} floats"
+    return f"STAGES = {p.stages} stages of BK = {p.bk}, each\n{floats}"
+
+
+def legend_words(p: Pipeline) -> tuple[dict[str, str], dict[str, str]]:
+    """The legend's labels: of each task kind, and of each barrier."""
+    tasks = {"copy": "TMA copy (producer)", "split": "split A (producer)",
+             "mma": "wgmma (consumers)"}
+    barriers = {"full": "full: landed", "split": "split: written",
+                "empty": f"empty: {p.consumer_threads} arrived"}
+    if not p.split:
+        del tasks["split"], barriers["split"]
+    return tasks, barriers
+
+
+def alt_text(p: Pipeline) -> str:
+    split = (" Then the producer's other warps write A's two part tiles into the stage and "
+             "arrive on 'split', which the consumers wait for too." if p.split else "")
+    return (f"{p.chapter}: {p.stages} shared-memory stages of {p.stage_floats} floats "
+            f"(BK = {p.bk}) as lanes over {p.steps} K-steps, step k in stage k mod {p.stages}. "
+            "One producer thread copies each step's tiles with TMA; when they land, the "
+            f"stage's 'full' barrier completes.{split} The consumers multiply the step with "
+            f"wgmma, then all {p.consumer_threads} of their threads arrive on 'empty', and "
+            "only then does the producer refill that stage, while the consumers multiply the "
+            "next. The order the code imposes, not measured time.")
+
+
+LANE = 0.62   # inches per lane
+GAP = 0.22    # between lanes
+LABEL_W = 0.95
+
+
+def pipeline_figure(p: Pipeline, mode: str):
+    theme = THEMES[mode]
+    ink = theme["ink"]
+    tasks = schedule(p)
+    width = columns(tasks)
+    task_words, barrier_words = legend_words(p)
+    head, foot = 0.9, 0.75 + 0.3 * len(task_words)
+    lanes_h = p.stages * LANE + (p.stages - 1) * GAP
+    total = head + lanes_h + foot
+    with plt.rc_context(RC):
+        figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+        figure.set_gid(f"pipeline-{p.chapter}")
+        axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, foot / total,
+                                (FIGURE_WIDTH - LABEL_W - 0.1) / FIGURE_WIDTH, lanes_h / total))
+        axes.set_gid("lanes")
+        axes.set_axis_off()
+        height = p.stages + (p.stages - 1) * GAP / LANE
+        axes.set_xlim(0, width)
+        axes.set_ylim(height, 0)
+
+        def top(stage: int) -> float:
+            return stage * (1 + GAP / LANE)
+
+        for stage in range(p.stages):
+            axes.text(-0.15, top(stage) + 0.5, f"stage {stage}", ha="right", va="center",
+                      fontsize=TEXT, color=ink)
+        # Each task and the one after it on the same step (copy, split, multiply).
+        following = {a: b for a, b in zip(tasks, tasks[1:])
+                     if a.step == b.step and a.kind != "mma"}
+        for task in tasks:
+            colour, alpha = FILLS[task.kind]
+            y = top(task.stage)
+            patch = Rectangle((task.start + 0.07, y + 0.06), 0.86, 0.88, fc=colour, alpha=alpha,
+                              ec="none")
+            patch.set_gid(f"{task.kind}-{task.step}")
+            axes.add_patch(patch)
+            axes.text(task.start + 0.5, y + 0.5, str(task.step), ha="center", va="center",
+                      fontsize=TEXT, color=ink)
+            line = axes.plot([task.end, task.end], [y, y + 1], color=ink, lw=2.2,
+                             ls=LINE_STYLES[task.barrier], solid_capstyle="butt",
+                             dash_capstyle="butt", clip_on=False)[0]
+            line.set_gid(f"barrier-{task.barrier}-{task.step}")
+            after = following.get(task)
+            if after is not None and task.end < after.start:
+                # The stage holds the step until the next role takes it.
+                held = axes.plot([task.end + 0.12, after.start - 0.07], [y + 0.5, y + 0.5],
+                                 color=ink, lw=1.2, ls=(0, (1, 2.5)))[0]
+                held.set_gid(f"waits-{task.step}-{after.kind}")
+        axes.annotate("", xy=(width, height + 0.3), xytext=(0, height + 0.3),
+                      arrowprops={"arrowstyle": "->", "color": ink, "lw": 1.3},
+                      annotation_clip=False)
+        axes.text(width / 2, height + 0.38, "time", ha="center", va="top", fontsize=TEXT - 1,
+                  color=ink)
+        figure.text(0.5, 1 - 0.08 / total, title_words(p), ha="center", va="top",
+                    fontsize=TITLE, color=ink, linespacing=1.3)
+        handles = [Patch(fc=FILLS[kind][0], alpha=FILLS[kind][1], label=label)
+                   for kind, label in task_words.items()]
+        handles += [Line2D([], [], color=ink, lw=2.2, ls=LINE_STYLES[name], label=label)
+                    for name, label in barrier_words.items()]
+        key = figure.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.01),
+                            ncol=2, frameon=False, fontsize=TEXT - 1, handlelength=1.8,
+                            columnspacing=1.2)
+        for text in key.get_texts():
+            text.set_color(ink)
+        return figure
+
+
+def draw_pipeline(p: Pipeline, mode: str) -> bytes:
+    with plt.rc_context(RC):
+        return svg(pipeline_figure(p, mode))
