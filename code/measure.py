@@ -68,8 +68,15 @@ def say(message: str) -> None:
     print(f"[measure {time.monotonic() - START:6.1f} s] {message}", flush=True)
 
 
+def shown(path: Path) -> str:
+    """A path as the progress lines show it: from the repository's root when
+    it lies inside it (build/measure), else whole (--build-dir /tmp/b)."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def build(build_dir: Path) -> None:
-    say(f"configuring and building Release in {build_dir.relative_to(ROOT)}")
+    say(f"configuring and building Release in {shown(build_dir)}")
     configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
                  "-DCMAKE_BUILD_TYPE=Release"]
     for cmd in (configure, ["cmake", "--build", str(build_dir), "--parallel"]):

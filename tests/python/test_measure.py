@@ -119,3 +119,13 @@ def test_every_program_the_measure_command_writes_for_can_be_hashed():
         header = source.rsplit("/", 1)[0] + "/kernel.cuh"
         if (ROOT / header).is_file():
             assert header in inputs, source
+
+
+def test_a_build_folder_outside_the_repository_is_shown_whole(tmp_path):
+    """--build-dir may lie outside the repository (a scratch disk); the
+    progress line names it whole instead of failing."""
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    assert measure.shown(ROOT / "build" / "measure") == "build/measure"
+    assert measure.shown(tmp_path / "b") == str((tmp_path / "b").resolve())
