@@ -205,8 +205,26 @@ def extra_sizes(program: Program) -> list[str]:
     return sizes
 
 
+def dims(size: str) -> tuple[int, int, int]:
+    """M, N, K of a size as the chapter binaries take it: "4096" or "MxNxK"."""
+    parts = [int(d) for d in size.lower().split("x")]
+    return (parts[0],) * 3 if len(parts) == 1 else (parts[0], parts[1], parts[2])
+
+
+def distinct(sizes: list[str]) -> list[str]:
+    """The sizes in order, each product once: "256" and "256x256x256" are
+    one size, and a second would be measured (and recorded) twice."""
+    seen: set[tuple[int, int, int]] = set()
+    kept = []
+    for size in sizes:
+        if dims(size) not in seen:
+            seen.add(dims(size))
+            kept.append(size)
+    return kept
+
+
 def benchmark(program: Program, out: Path, sizes: list[str]) -> dict:
-    sizes = sizes + extra_sizes(program)
+    sizes = distinct(sizes + extra_sizes(program))
     say(f"benchmarking {program.name} at {' '.join(sizes)}")
     done = run([*program.command, "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
                 "--json", str(out)])
@@ -229,10 +247,9 @@ def sanitizer_sizes(program: Program, smallest: str) -> list[str]:
     """The smallest square size the chapter accepts, and its small extra
     sizes (edges and the general path of a chapter that takes any size)."""
     def small(size: str) -> bool:
-        dims = [int(d) for d in size.lower().split("x")]
-        m, n, k = dims if len(dims) == 3 else dims * 3
+        m, n, k = dims(size)
         return m * n * k <= 1 << 24
-    return [smallest] + [s for s in extra_sizes(program) if small(s)]
+    return distinct([smallest] + [s for s in extra_sizes(program) if small(s)])
 
 
 def sanitize(command: tuple[str, ...], sizes: list[str]) -> dict:

@@ -129,3 +129,19 @@ def test_a_build_folder_outside_the_repository_is_shown_whole(tmp_path):
 
     assert measure.shown(ROOT / "build" / "measure") == "build/measure"
     assert measure.shown(tmp_path / "b") == str((tmp_path / "b").resolve())
+
+
+def test_a_size_named_twice_is_measured_once():
+    """A chapter's extra sizes may name a standard size again in another
+    spelling (13-tail lists 256x256x256 beside the standard 256): the
+    benchmark and the sanitizer take each product once."""
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    assert measure.distinct(["256", "512", "256x256x256", "129x130x1000", "512X512X512"]) == \
+        ["256", "512", "129x130x1000"]
+    assert measure.dims("4097x4097x4097") == (4097,) * 3
+    assert measure.dims("1024") == (1024,) * 3
+    program = measure.Program("13-tail", "13-tail", ("bin/13-tail",))
+    sizes = measure.sanitizer_sizes(program, "256")
+    assert len({measure.dims(s) for s in sizes}) == len(sizes)
