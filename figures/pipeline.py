@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from figures.stages import lanes
 from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
@@ -39,7 +40,6 @@ COMPLETES = {"copy": "full", "split": "split", "mma": "empty"}
 LINE_STYLES = {"full": "-", "split": ":", "empty": (0, (2.2, 1.4))}
 TEXT = 12.5
 TITLE = 13
-FIGURE_WIDTH = 5.2
 TIMES = "\u00d7"
 NEEDED = ("STAGES", "BK", "BM", "BN", "COPY_FLOATS", "STAGE_FLOATS", "PRODUCTS", "CONSUMERS",
           "WARPGROUP")
@@ -176,37 +176,17 @@ def alt_text(p: Pipeline) -> str:
             "next. The order the code imposes, not measured time.")
 
 
-LANE = 0.62   # inches per lane
-GAP = 0.22    # between lanes
-LABEL_W = 0.95
-
-
 def pipeline_figure(p: Pipeline, mode: str):
     theme = THEMES[mode]
     ink = theme["ink"]
     tasks = schedule(p)
     width = columns(tasks)
     task_words, barrier_words = legend_words(p)
-    head, foot = 0.9, 0.75 + 0.3 * len(task_words)
-    lanes_h = p.stages * LANE + (p.stages - 1) * GAP
-    total = head + lanes_h + foot
+    foot = 0.75 + 0.3 * len(task_words)
     with plt.rc_context(RC):
-        figure = plt.figure(figsize=(FIGURE_WIDTH, total))
-        figure.set_gid(f"pipeline-{p.chapter}")
-        axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, foot / total,
-                                (FIGURE_WIDTH - LABEL_W - 0.1) / FIGURE_WIDTH, lanes_h / total))
-        axes.set_gid("lanes")
-        axes.set_axis_off()
-        height = p.stages + (p.stages - 1) * GAP / LANE
-        axes.set_xlim(0, width)
-        axes.set_ylim(height, 0)
-
-        def top(stage: int) -> float:
-            return stage * (1 + GAP / LANE)
-
-        for stage in range(p.stages):
-            axes.text(-0.15, top(stage) + 0.5, f"stage {stage}", ha="right", va="center",
-                      fontsize=TEXT, color=ink)
+        drawn = lanes(f"pipeline-{p.chapter}", p.stages, width, 0.9, foot, -0.15, ink)
+        figure, axes, height, total, top = (drawn.figure, drawn.axes, drawn.height,
+                                            drawn.total, drawn.top)
         # Each task and the one after it on the same step (copy, split, multiply).
         following = {a: b for a, b in zip(tasks, tasks[1:])
                      if a.step == b.step and a.kind != "mma"}

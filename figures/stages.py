@@ -94,31 +94,53 @@ GAP = 0.22    # between lanes
 LABEL_W = 0.95
 
 
+@dataclass(frozen=True)
+class Lanes:
+    """A figure of one lane per stage, stage 0 on top, over `columns`
+    columns: the stages figure's layout, which the pipeline figure
+    (figures/pipeline.py) shares. `height` is the lanes' extent in data
+    units and `total` the figure's height in inches."""
+    figure: plt.Figure
+    axes: plt.Axes
+    height: float
+    total: float
+
+    @staticmethod
+    def top(stage: int) -> float:
+        """The upper edge of a stage's lane, in data units (a lane is 1 high)."""
+        return stage * (1 + GAP / LANE)
+
+
+def lanes(gid: str, stages: int, columns: float, head: float, foot: float, label_x: float,
+          ink: str) -> Lanes:
+    """The figure and its axes, each lane labelled "stage s" at label_x
+    (data units, left of 0). Call inside plt.rc_context(RC)."""
+    lanes_h = stages * LANE + (stages - 1) * GAP
+    total = head + lanes_h + foot
+    figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+    figure.set_gid(gid)
+    axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, foot / total,
+                            (FIGURE_WIDTH - LABEL_W - 0.1) / FIGURE_WIDTH, lanes_h / total))
+    axes.set_gid("lanes")
+    axes.set_axis_off()
+    height = stages + (stages - 1) * GAP / LANE
+    axes.set_xlim(0, columns)
+    axes.set_ylim(height, 0)
+    for stage in range(stages):
+        axes.text(label_x, Lanes.top(stage) + 0.5, f"stage {stage}", ha="right", va="center",
+                  fontsize=TEXT, color=ink)
+    return Lanes(figure, axes, height, total)
+
+
 def stages_figure(s: Stages, mode: str):
     theme = THEMES[mode]
     ink = theme["ink"]
     cells, barriers = schedule(s)
     columns = s.steps + 1
-    head, foot = 1.25, 0.95
-    lanes_h = s.stages * LANE + (s.stages - 1) * GAP
-    total = head + lanes_h + foot
     with plt.rc_context(RC):
-        figure = plt.figure(figsize=(FIGURE_WIDTH, total))
-        figure.set_gid(f"stages-{s.chapter}")
-        axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, foot / total,
-                                (FIGURE_WIDTH - LABEL_W - 0.1) / FIGURE_WIDTH, lanes_h / total))
-        axes.set_gid("lanes")
-        axes.set_axis_off()
-        height = s.stages + (s.stages - 1) * GAP / LANE
-        axes.set_xlim(0, columns)
-        axes.set_ylim(height, 0)
-
-        def top(stage: int) -> float:
-            return stage * (1 + GAP / LANE)
-
-        for stage in range(s.stages):
-            axes.text(-0.1, top(stage) + 0.5, f"stage {stage}", ha="right", va="center",
-                      fontsize=TEXT, color=ink)
+        drawn = lanes(f"stages-{s.chapter}", s.stages, columns, 1.25, 0.95, -0.1, ink)
+        figure, axes, height, total, top = (drawn.figure, drawn.axes, drawn.height,
+                                            drawn.total, drawn.top)
         for cell in cells:
             load = cell.kind == "load"
             patch = Rectangle((cell.column + 0.06, top(cell.stage) + 0.06), 0.88, 0.88,
