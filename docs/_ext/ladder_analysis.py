@@ -398,22 +398,38 @@ class BankgridDirective(_AnalysisDirective):
 # --------------------------------------------------------------------------
 
 
-class TilingDirective(_AnalysisDirective):
-    """What a block, a warp and a thread own of C, drawn from the constants
-    the chapter's binary reports; the directive's body is the caption."""
+class _ConstantsFigureDirective(_AnalysisDirective):
+    """A figure drawn from a chapter's --describe constants alone, its
+    directive's body the caption: `load(repo_root, build_dir, slug)` gives
+    the figure's data and the files it read, `draw(data, mode)` the SVG,
+    `alt(data)` its text, `default_caption(slug)` the caption when the body
+    is empty."""
 
     required_arguments = 1
     has_content = True
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
-        tiling, read = tiling_figure.chapter_tiling(self.repo_root, self.build_dir, slug)
+        found, read = self.load(self.repo_root, self.build_dir, slug)
         for path in read:
             self.track(path)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"What a block, a warp and a thread of {slug} compute of C, to scale.")
-        return natural_figure(lambda mode: tiling_figure.draw_tiling(tiling, mode),
-                              tiling_figure.alt_text(tiling), caption, self.state, self.lineno)
+            self.default_caption(slug))
+        return natural_figure(lambda mode: self.draw(found, mode), self.alt(found), caption,
+                              self.state, self.lineno)
+
+
+class TilingDirective(_ConstantsFigureDirective):
+    """What a block, a warp and a thread own of C, drawn from the constants
+    the chapter's binary reports."""
+
+    load = staticmethod(tiling_figure.chapter_tiling)
+    draw = staticmethod(tiling_figure.draw_tiling)
+    alt = staticmethod(tiling_figure.alt_text)
+
+    @staticmethod
+    def default_caption(slug: str) -> str:
+        return f"What a block, a warp and a thread of {slug} compute of C, to scale."
 
 
 # --------------------------------------------------------------------------
@@ -531,22 +547,16 @@ def natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[node
 # --------------------------------------------------------------------------
 
 
-class StagesDirective(_AnalysisDirective):
-    """A chapter's shared-memory stages over a few K-steps, from its
-    --describe constants; the directive's body is the caption."""
+class StagesDirective(_ConstantsFigureDirective):
+    """A chapter's shared-memory stages over a few K-steps."""
 
-    required_arguments = 1
-    has_content = True
+    load = staticmethod(stages_figure.chapter_stages)
+    draw = staticmethod(stages_figure.draw_stages)
+    alt = staticmethod(stages_figure.alt_text)
 
-    def render(self) -> list[nodes.Node]:
-        slug = self.arguments[0]
-        found, read = stages_figure.chapter_stages(self.repo_root, self.build_dir, slug)
-        for path in read:
-            self.track(path)
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"The shared-memory stages of {slug}, in the order the code imposes.")
-        return natural_figure(lambda mode: stages_figure.draw_stages(found, mode),
-                               stages_figure.alt_text(found), caption, self.state, self.lineno)
+    @staticmethod
+    def default_caption(slug: str) -> str:
+        return f"The shared-memory stages of {slug}, in the order the code imposes."
 
 
 # --------------------------------------------------------------------------
@@ -554,24 +564,18 @@ class StagesDirective(_AnalysisDirective):
 # --------------------------------------------------------------------------
 
 
-class PipelineDirective(_AnalysisDirective):
+class PipelineDirective(_ConstantsFigureDirective):
     """Chapter 16's stages between the producer and the consumers over a few
-    K-steps, from its --describe constants; the directive's body is the
-    caption."""
+    K-steps."""
 
-    required_arguments = 1
-    has_content = True
+    load = staticmethod(pipeline_figure.chapter_pipeline)
+    draw = staticmethod(pipeline_figure.draw_pipeline)
+    alt = staticmethod(pipeline_figure.alt_text)
 
-    def render(self) -> list[nodes.Node]:
-        slug = self.arguments[0]
-        found, read = pipeline_figure.chapter_pipeline(self.repo_root, self.build_dir, slug)
-        for path in read:
-            self.track(path)
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"The stages of {slug} between producer and consumers, in the order the code "
-            "imposes.")
-        return natural_figure(lambda mode: pipeline_figure.draw_pipeline(found, mode),
-                              pipeline_figure.alt_text(found), caption, self.state, self.lineno)
+    @staticmethod
+    def default_caption(slug: str) -> str:
+        return (f"The stages of {slug} between producer and consumers, in the order the code "
+                "imposes.")
 
 
 # --------------------------------------------------------------------------
