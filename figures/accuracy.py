@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogLocator, NullFormatter
 
-from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg
 from ladder_tools import results
 from ladder_tools.formatting import format_size
 
@@ -198,11 +198,8 @@ def accuracy_figure(data: Accuracy, mode: str):
     axes.tick_params(labelsize=TEXT)
     axes.set_xlabel(f"TFLOP/s at {format_size(data.size)}", fontsize=TEXT)
     axes.set_ylabel("relative error against FP64", fontsize=TEXT)
-    drawn = axes.legend(handles=handles, frameon=False, fontsize=TEXT - 1, loc="upper left",
-                        bbox_to_anchor=(-0.24, -0.13), ncols=1, handletextpad=0.4,
-                        borderaxespad=0.0)
-    for text in drawn.get_texts():
-        text.set_color(ink)
+    legend(axes, theme, handles=handles, fontsize=TEXT - 1, loc="upper left",
+           bbox_to_anchor=(-0.24, -0.13), ncols=1, handletextpad=0.4, borderaxespad=0.0)
     return figure
 
 

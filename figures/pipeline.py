@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from figures.stages import lanes
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
 #: What each kind of task is drawn with: colour and opacity.
@@ -220,11 +220,8 @@ def pipeline_figure(p: Pipeline, mode: str):
                    for kind, label in task_words.items()]
         handles += [Line2D([], [], color=ink, lw=2.2, ls=LINE_STYLES[name], label=label)
                     for name, label in barrier_words.items()]
-        key = figure.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.01),
-                            ncol=2, frameon=False, fontsize=TEXT - 1, handlelength=1.8,
-                            columnspacing=1.2)
-        for text in key.get_texts():
-            text.set_color(ink)
+        legend(figure, theme, handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.01),
+               ncol=2, fontsize=TEXT - 1, handlelength=1.8, columnspacing=1.2)
         return figure
 
 

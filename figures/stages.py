@@ -16,7 +16,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
 LOAD_COLOUR = GPU_COLOURS[1]
@@ -161,14 +161,12 @@ def stages_figure(s: Stages, mode: str):
                       color=ink)
         figure.text(0.5, 1 - 0.08 / total, title_words(s), ha="center", va="top",
                     fontsize=TITLE, color=ink, linespacing=1.3)
-        key = figure.legend(
-            handles=[Patch(fc=LOAD_COLOUR, alpha=0.35, label="load step k + 1"),
-                     Patch(fc=FMA_COLOUR, alpha=0.6, label="FMAs of step k"),
-                     plt.Line2D([], [], color=ink, lw=2, label="barrier")],
-            loc="lower center", bbox_to_anchor=(0.5, 0.02), ncol=2, frameon=False,
-            fontsize=TEXT - 1, handlelength=1.2, columnspacing=1.0)
-        for text in key.get_texts():
-            text.set_color(ink)
+        legend(figure, theme,
+               handles=[Patch(fc=LOAD_COLOUR, alpha=0.35, label="load step k + 1"),
+                        Patch(fc=FMA_COLOUR, alpha=0.6, label="FMAs of step k"),
+                        plt.Line2D([], [], color=ink, lw=2, label="barrier")],
+               loc="lower center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=TEXT - 1,
+               handlelength=1.2, columnspacing=1.0)
         return figure
 
 

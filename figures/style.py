@@ -48,11 +48,14 @@ def style_axes(axes, theme: dict) -> None:
     axes.title.set_color(theme["ink"])
 
 
-def legend(axes, theme: dict, **placement) -> None:
-    """A frameless legend in the mode's ink, placed as ``placement`` says."""
-    drawn = axes.legend(frameon=False, fontsize="small", **placement)
+def legend(owner, theme: dict, **options):
+    """A frameless legend of ``owner`` (axes or figure) in the mode's ink,
+    placed and sized as ``options`` say (small text unless they give a
+    fontsize); returns it."""
+    drawn = owner.legend(**{"frameon": False, "fontsize": "small", **options})
     for text in drawn.get_texts():
         text.set_color(theme["ink"])
+    return drawn
 
 
 def svg(figure) -> bytes:
