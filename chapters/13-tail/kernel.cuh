@@ -28,10 +28,8 @@ using Small = ch12::Tiling<64, 128, 16, 32, 64, 2, 8, 4, 128, 1, 1>;
 // [end]
 
 // [turns]
-/// Most tiles that blocks may share in one launch: one turn counter each.
-/// The launcher never splits the K of a product with more tiles, which has
-/// enough of them to keep every SM busy; stream-K shares at most two rounds'
-/// worth.
+/// Most tiles that stream-K's blocks may share in one launch: one turn
+/// counter each. Stream-K shares at most two rounds' worth.
 constexpr int kMaxSharedTiles = 16384;
 
 /// Per tile of C: how many of its segments have been added into C so far in
@@ -61,6 +59,15 @@ __device__ void store_release(int* p, int value) {
 }
 // [end]
 
+// [workspace]
+/// Split-K's workspace, in floats: room for 8 slices of a 1024 x 1024 C.
+/// Slice y of a product writes its partial sums into the y-th M x N matrix
+/// here, laid out as C. The launcher does not split a product whose slices
+/// would not fit.
+constexpr long long kWorkspaceFloats = 1ll << 23;  // 32 MiB
+__device__ __align__(16) float split_partials[kWorkspaceFloats];
+// [end]
+
 // [segment]
 /// One run of K-steps of one tile of C, and its place among the tile's
 /// segments: the block that computes it adds it into C as turn `turn` of
@@ -78,8 +85,9 @@ struct Segment {
 /// the product is tiles * steps iterations of one tile and one step.
 /// `blocks` blocks divide them:
 ///   * split-K (stream_k false): `slices` blocks per tile, block (x, y)
-///     computes slice y of tile x: steps y * steps_per_slice onwards. One
-///     slice per tile is chapter 12's launch.
+///     computes slice y of tile x: steps y * steps_per_slice onwards, into
+///     the workspace; a second kernel adds the slices into C. One slice per
+///     tile is chapter 12's launch, straight into C.
 ///   * stream-K (stream_k true): the first `dp_tiles` tiles take a block
 ///     each, as in chapter 12 (the "data-parallel" part); the `blocks` blocks
 ///     after them share the other tiles' iterations: block b of them
@@ -90,6 +98,7 @@ struct Schedule {
   int tiles_m;          ///< tiles down M
   int tiles_n;          ///< tiles across N
   int steps;            ///< K-steps per tile: ceil(K / BK)
+  long long elements;   ///< elements of C: M * N
   bool stream_k;        ///< which of the two ways
   int slices;           ///< split-K: slices per tile (gridDim.y)
   int steps_per_slice;  ///< split-K: steps of every slice but the last
@@ -201,11 +210,29 @@ __device__ void compute_segment(const Segment& seg, const Schedule& s, int M, in
   add_into_c<T, ALIGNED, EDGES>(acc, seg, C, M, N, alpha, beta, block_row, block_col, tid);
 }
 
+/// Split-K: computes slice seg.turn of its tile and writes the sums, as they
+/// are, into the slice's matrix of the workspace, where the tile's elements
+/// of C would go.
+template <class T, bool ALIGNED, bool EDGES>
+__device__ void compute_slice(const Segment& seg, const Schedule& s, int M, int N, int K,
+                              const float* A, const float* B, float* smem, int tid) {
+  const ch12::TileCoord tile = ch12::block_tile<T>(seg.tile, s.tiles_m, s.tiles_n);
+  const int block_row = tile.row * T::BM;
+  const int block_col = tile.col * T::BN;
+  float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
+  ch12::accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col,
+                                            seg.first_step, seg.end_step, smem, tid);
+  float* partial = split_partials + seg.turn * s.elements;
+  ch12::store_c_tile<T, ALIGNED, EDGES, false>(acc, partial, M, N, 1.0f, 0.0f, block_row, block_col,
+                                               tid);
+}
+
 /// @brief C = alpha * A * B + beta * C, its work divided among the blocks as
 /// `s` says: by tiles and slices of K (split-K), or in equal shares of all
 /// the tiles' K-steps (stream-K).
-/// A block waits only for blocks of a lower index, and only for their first
-/// segment (split-K: slice y - 1 of its tile; stream-K: see
+/// Split-K's blocks wait for no one: each writes its slice to the workspace,
+/// and sum_slices() adds them up after the launch. A stream-K block waits
+/// only for blocks of a lower index, and only for their first segment (see
 /// stream_k_segment()). The turns keep the result right whatever order the
 /// blocks run in: a tile's segments add into C in the order of K. Finishing
 /// needs more: a block waited for must get a slot. The CUDA programming model
@@ -225,7 +252,11 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   const int tid = threadIdx.x;
   if (!s.stream_k) {
     const Segment seg = split_k_segment(s, blockIdx.x, blockIdx.y);
-    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    if (s.slices == 1) {
+      compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    } else {
+      compute_slice<T, ALIGNED, EDGES>(seg, s, M, N, K, A, B, smem, tid);
+    }
     return;
   }
   if (static_cast<int>(blockIdx.x) < s.dp_tiles) {
@@ -243,6 +274,42 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
 }
 // [end]
 
+// [sum-slices]
+/// Threads per block of the second pass.
+constexpr int kSumThreads = 256;
+
+/// Split-K's second pass: C = alpha * (the sum of the slices' partial sums,
+/// added in the order of K) + beta * C, without reading C when beta == 0.
+/// Each thread takes four consecutive elements (ALIGNED: one 16-byte access
+/// per matrix; M * N is then a multiple of 4) or one.
+/// @pre the grid covers ceil(M * N / 4) threads (ALIGNED) or M * N.
+template <bool ALIGNED>
+__global__ void sum_slices(long long elements, int slices, float alpha, float beta, float* C) {
+  constexpr int WIDTH = ALIGNED ? 4 : 1;
+  const long long first = WIDTH * (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
+  if (first >= elements) return;
+  if constexpr (ALIGNED) {
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int slice = 0; slice < slices; ++slice) {
+      const float4 p = ch12::load_float4(split_partials + slice * elements + first);
+      sum.x += p.x;
+      sum.y += p.y;
+      sum.z += p.z;
+      sum.w += p.w;
+    }
+    float4 c = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (beta != 0.0f) c = ch12::load_float4(C + first);
+    ch12::store_float4(C + first,
+                       make_float4(alpha * sum.x + beta * c.x, alpha * sum.y + beta * c.y,
+                                   alpha * sum.z + beta * c.z, alpha * sum.w + beta * c.w));
+  } else {
+    float sum = 0.0f;
+    for (int slice = 0; slice < slices; ++slice) sum += split_partials[slice * elements + first];
+    C[first] = beta != 0.0f ? alpha * sum + beta * C[first] : alpha * sum;
+  }
+}
+// [end]
+
 // [plan]
 /// Split-K for tiling T: `slices` slices of each tile's K-steps, as even as
 /// whole steps allow; fewer if some would be empty. One slice is chapter 12's
@@ -253,6 +320,7 @@ Schedule split_k(int M, int N, int K, int slices) {
   s.tiles_m = ladder::ceil_div(M, T::BM);
   s.tiles_n = ladder::ceil_div(N, T::BN);
   s.steps = ladder::ceil_div(K, T::BK);
+  s.elements = 1ll * M * N;
   s.steps_per_slice = ladder::ceil_div(s.steps, slices);
   s.slices = ladder::ceil_div(s.steps, s.steps_per_slice);
   return s;
@@ -309,21 +377,32 @@ double busiest_sm(long long blocks, int sms, int blocks_per_sm) {
   return slots * T::BM * T::BN;
 }
 
+/// Split-K's second pass, in the count's unit (one K-step of one element of
+/// C on one SM) per float it moves. An SM runs a K-step of one element, BK =
+/// 16 FMAs, in 16 / 128 of a clock. Memory gives it about 4 floats a clock
+/// (the H200 copies 4.1 TB/s: 15.6 bytes a clock per SM, at 1.98 GHz and 132
+/// SMs), a quarter of a clock each: two K-steps of one element.
+constexpr double kFloatSteps = 2.0;
+
 /// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`
 /// SMs that hold `blocks_per_sm` of its blocks each, in elements of C times
 /// K-steps: the busiest SM's blocks (busiest_sm()) times the steps each one
-/// runs. Each segment costs kSegmentOverheadSteps more, and so does each
-/// turn after a tile's first, as the turns of a tile add into C one after
-/// another.
-///   * split-K: every block runs one slice;
+/// runs. Each segment costs kSegmentOverheadSteps more.
+///   * split-K: every block runs one slice. With more than one, the second
+///     pass reads each slice's matrix and C and writes C: slices + 2 floats
+///     per element, spread over the SMs, kFloatSteps each.
 ///   * stream-K: the data-parallel tiles' full rounds, then one round of
-///     shares, as long as the largest share.
+///     shares, as long as the largest share. A tile's turns add into C one
+///     after another, so each turn after its first costs
+///     kSegmentOverheadSteps more.
 template <class T>
 double cost(const Schedule& s, int sms, int blocks_per_sm) {
   const long long tiles = 1ll * s.tiles_m * s.tiles_n;
   if (!s.stream_k) {
-    const long long steps = s.steps_per_slice + kSegmentOverheadSteps * s.slices;
-    return busiest_sm<T>(tiles * s.slices, sms, blocks_per_sm) * steps;
+    const double blocks = busiest_sm<T>(tiles * s.slices, sms, blocks_per_sm) *
+                          (s.steps_per_slice + kSegmentOverheadSteps);
+    if (s.slices == 1) return blocks;
+    return blocks + kFloatSteps * (s.slices + 2) * s.elements / sms;
   }
   // dp_tiles is a whole number of rounds of every slot. A share of `share`
   // iterations spans at most share / steps + 2 tiles, and a tile at most
@@ -338,8 +417,9 @@ double cost(const Schedule& s, int sms, int blocks_per_sm) {
 }
 
 /// The cheapest schedule of tiling T by cost(): one slice, or (`allow_split`)
-/// 2 to 16 slices, or (`allow_stream_k`) stream-K with one sharing block per
-/// slot; none that would share more than kMaxSharedTiles tiles.
+/// 2 to 16 slices whose partial sums fit the workspace, or
+/// (`allow_stream_k`) stream-K with one sharing block per slot, if it
+/// shares no more than kMaxSharedTiles tiles.
 template <class T>
 Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, bool allow_split,
               bool allow_stream_k) {
@@ -347,9 +427,9 @@ Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, bool 
   Plan best{small, plain, cost<T>(plain, sms, blocks_per_sm)};
   const long long tiles = 1ll * plain.tiles_m * plain.tiles_n;
   std::vector<Schedule> others;
-  for (int slices = 2;
-       allow_split && tiles <= kMaxSharedTiles && slices <= 16 && slices <= plain.steps; ++slices) {
-    others.push_back(split_k<T>(M, N, K, slices));
+  for (int slices = 2; allow_split && slices <= 16 && slices <= plain.steps; ++slices) {
+    const Schedule split = split_k<T>(M, N, K, slices);
+    if (split.slices * split.elements <= kWorkspaceFloats) others.push_back(split);
   }
   const Schedule shared = stream_k<T>(M, N, K, sms * blocks_per_sm);
   if (allow_stream_k && tiles - shared.dp_tiles <= kMaxSharedTiles) others.push_back(shared);
@@ -395,7 +475,8 @@ inline Plan stream_k_plan(int M, int N, int K, int sms, int big_blocks, int smal
 // [end]
 
 // [launch]
-/// Launches sgemm_segments<T, ALIGNED, EDGES> with schedule `s`.
+/// Launches sgemm_segments<T, ALIGNED, EDGES> with schedule `s`, and for
+/// split-K in slices, the second pass.
 template <class T, bool ALIGNED, bool EDGES>
 void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) {
   static const bool smem_granted =
@@ -405,6 +486,13 @@ void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) 
       s.stream_k ? dim3(s.dp_tiles + s.blocks) : dim3(s.tiles_m * s.tiles_n, s.slices);
   sgemm_segments<T, ALIGNED, EDGES><<<grid, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
       g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C, s);
+  if (!s.stream_k && s.slices > 1) {
+    // Split-K's second pass, one thread per 16-byte group of C (or element).
+    const long long threads = ALIGNED ? s.elements / 4 : s.elements;
+    const int blocks = static_cast<int>((threads + kSumThreads - 1) / kSumThreads);
+    sum_slices<ALIGNED>
+        <<<blocks, kSumThreads, 0, stream>>>(s.elements, s.slices, g.alpha, g.beta, g.C);
+  }
 }
 
 /// Launches tiling T with schedule `s` on the path chapter 12's launcher
@@ -495,6 +583,8 @@ inline ladder::Chapter chapter() {
   constants.push_back({"SEGMENT_OVERHEAD_STEPS", kSegmentOverheadSteps});
   constants.push_back({"SMALL_SLOWDOWN_PER_MILLE", static_cast<long long>(1000 * kSmallSlowdown)});
   constants.push_back({"MAX_SHARED_TILES", kMaxSharedTiles});
+  constants.push_back(
+      {"WORKSPACE_BYTES", kWorkspaceFloats * static_cast<long long>(sizeof(float))});
   return {
       "13-tail",
       "The tail",

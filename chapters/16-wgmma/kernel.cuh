@@ -223,19 +223,31 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 /// Writes the parts of the stage's A tile (FLOATS floats) into the stage's
 /// two part tiles, 16 bytes per thread at a time, with THREADS threads. The
 /// parts keep the tile's layout: the swizzle moves whole 16-byte pieces, so
-/// float i of every tile is the same element of A.
-template <int FLOATS, int THREADS>
-__device__ void split_a_tile(const float* a, float* small, float* big_finite, int thread) {
+/// float i of every tile is the same element of A. Truncated, A's tile stays
+/// as it is: wgmma reads big from it. ROUNDED, as chapter 15 splits
+/// (chapter 14's split_tf32()), big is written over A's tile.
+template <int FLOATS, int THREADS, bool ROUNDED>
+__device__ void split_a_tile(float* a, float* small, float* big_finite, int thread) {
 #pragma unroll 2
   for (int i = 4 * thread; i < FLOATS; i += 4 * THREADS) {
     const float4 x = *reinterpret_cast<const float4*>(a + i);
-    float4 s, b;
-    split_truncated(x.x, s.x, b.x);
-    split_truncated(x.y, s.y, b.y);
-    split_truncated(x.z, s.z, b.z);
-    split_truncated(x.w, s.w, b.w);
-    *reinterpret_cast<float4*>(small + i) = s;
-    *reinterpret_cast<float4*>(big_finite + i) = b;
+    if constexpr (ROUNDED) {
+      const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y), ch14::split_tf32(x.z),
+                                ch14::split_tf32(x.w)};
+      *reinterpret_cast<uint4*>(a + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
+      *reinterpret_cast<uint4*>(small + i) =
+          make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
+      *reinterpret_cast<uint4*>(big_finite + i) =
+          make_uint4(p[0].big_finite, p[1].big_finite, p[2].big_finite, p[3].big_finite);
+    } else {
+      float4 s, b;
+      split_truncated(x.x, s.x, b.x);
+      split_truncated(x.y, s.y, b.y);
+      split_truncated(x.z, s.z, b.z);
+      split_truncated(x.w, s.w, b.w);
+      *reinterpret_cast<float4*>(small + i) = s;
+      *reinterpret_cast<float4*>(big_finite + i) = b;
+    }
   }
 }
 // [end]
@@ -421,7 +433,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         mbarrier_wait(&full[s], (kt / STAGES) & 1);
         float* As = tiles + s * STAGE_FLOATS;
         float* a_small = As + T::COPY_FLOATS;
-        split_a_tile<BM * BK, SPLITTERS>(As, a_small, a_small + BM * BK, threadIdx.x - 32);
+        split_a_tile<BM * BK, SPLITTERS, T::ROUNDED>(As, a_small, a_small + BM * BK,
+                                                     threadIdx.x - 32);
         fence_shared_for_async();
         mbarrier_arrive(&split[s]);
       }
@@ -562,6 +575,7 @@ std::vector<ladder::Constant> constants() {
           {"STAGE_FLOATS", T::STAGE_FLOATS},
           {"PRODUCTS", T::PRODUCTS},
           {"SUM_STEPS", T::SUM_STEPS},
+          {"ROUNDED", T::ROUNDED ? 1 : 0},
           {"PART_FLOATS", T::PART_FLOATS},
           {"SMEM_BYTES", T::SMEM_BYTES}};
 }
@@ -582,14 +596,16 @@ ladder::Variant variant(const char* name, const char* title) {
 
 /// @brief This chapter as the runner and --describe see it: the 128 x 128
 /// tile, the 256 x 128 one as the variant "wide", and 3xTF32 on the 128 x
-/// 128 tile as the variant "3xtf32", which promises FP32's accuracy.
+/// 128 tile, which promises FP32's accuracy: the variant "3xtf32", A's split
+/// truncated, and "3xtf32-rounded", A's split rounded and sums of two steps.
 inline ladder::Chapter chapter() {
   return {"16-wgmma",
           "TMA and wgmma",
           __FILE__,
           {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, fed by TMA"),
            variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
-           variant<Split>("3xtf32", "3xTF32 on wgmma")},
+           variant<Split>("3xtf32", "3xTF32 on wgmma"),
+           variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},
           true};
 }
 

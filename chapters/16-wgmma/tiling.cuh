@@ -24,12 +24,14 @@ constexpr int SPLITTERS = WARPGROUP - 32;  ///< 3xTF32: the producer's threads t
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
 /// PRODUCTS is 1 (TF32) or 3 (3xTF32, chapter 15's split); with 3, the
 /// tensor cores sum SUM_STEPS steps of 8 along K from zero, and an FP32
-/// addition adds that into the accumulators.
-template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8>
+/// addition adds that into the accumulators. ROUNDED: A's big part is A
+/// rounded to TF32 (chapter 15's split), not truncated (split_truncated()).
+template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int SUM_STEPS = SUM_STEPS_;
+  static constexpr bool ROUNDED = ROUNDED_;
   /// The floats the copies bring per stage: A's tile, then B's.
   static constexpr int COPY_FLOATS = (BM + BN) * BK;
   /// 3xTF32: two more tiles per stage, A's small and big parts.
@@ -63,6 +65,9 @@ using Chosen = Tiling<128>;
 using Wide = Tiling<256>;
 /// 3xTF32 on the 128 x 128 tile, a stage's products summed from zero.
 using Split = Tiling<128, 3>;
+/// 3xTF32 with A rounded, as chapter 15 splits it, and the tensor cores'
+/// sums half as long: two steps of 8.
+using SplitRounded = Tiling<128, 3, 2, true>;
 // [end]
 
 // [b-index]

@@ -14,9 +14,9 @@
 //     in both layouts, and (BK / 4)-way conflicted without padding;
 //   * chapter 12's raster order visits every tile of C exactly once;
 //   * chapter 13's schedules give every step of every tile of C to exactly
-//     one block, number a tile's turns in K's order so that no block waits
-//     for a block launched after it (split-K) or for more than a block's
-//     first segment (stream-K), and its count picks as the chapter derives.
+//     one block, number a tile's slices or turns in K's order so that no
+//     stream-K block waits for more than a block's first segment, and its
+//     count picks as the chapter derives.
 // Whether the kernels compute the right product, edges included, is checked
 // by running their own code on the CPU (tests/emulation), not here.
 #include <gtest/gtest.h>
@@ -321,16 +321,13 @@ void check_schedule(const ch13::Schedule& s) {
       EXPECT_EQ(p.seg.turns, int(segs.size())) << "tile " << tile;
       EXPECT_EQ(p.seg.first_step, next_step) << "tile " << tile << ": a gap or an overlap in K";
       next_step = p.seg.end_step;
-      if (t > 0) {
+      if (t > 0 && s.stream_k) {
+        // All blocks are resident: the turn before is its block's first
+        // segment, which waits for nothing this block holds. (Split-K's
+        // slices wait for no one: a second pass adds them.)
         const Placed& before = segs[t - 1];
-        if (s.stream_k) {
-          // All blocks are resident: the turn before is its block's first
-          // segment, which waits for nothing this block holds.
-          EXPECT_EQ(before.order, 0) << "tile " << tile << ", turn " << t;
-          EXPECT_LT(before.block, p.block);
-        } else {
-          EXPECT_LT(before.block, p.block) << "a slice waits for a block launched after it";
-        }
+        EXPECT_EQ(before.order, 0) << "tile " << tile << ", turn " << t;
+        EXPECT_LT(before.block, p.block);
       }
     }
     EXPECT_EQ(next_step, s.steps) << "tile " << tile << " misses steps at its end";
@@ -364,20 +361,24 @@ TEST(Chapter13Tail, CountsAsTheChapterDoes) {
   using ch13::Small;
   // 1024: 16 x 8 = 128 tiles of 64 x 128, 64 steps. In 3 slices of 22
   // steps (the last 20), 384 blocks fit the 396 slots of 132 SMs x 3: one
-  // round, 3 blocks on the busiest SM, each 22 steps plus 2 per slice.
+  // round, 3 blocks on the busiest SM, each 22 steps plus 2. The second
+  // pass moves 3 + 2 floats per element of C, spread over 132 SMs.
+  const double second_pass = ch13::kFloatSteps * 1024 * 1024 / 132;
   const ch13::Schedule s = ch13::split_k<Small>(1024, 1024, 1024, 3);
   EXPECT_EQ(s.steps_per_slice, 22);
-  EXPECT_DOUBLE_EQ(ch13::cost<Small>(s, 132, 3), 3.0 * 64 * 128 * (22 + 2 * 3));
+  EXPECT_EQ(s.elements, 1024 * 1024);
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(s, 132, 3), 3.0 * 64 * 128 * (22 + 2) + (3 + 2) * second_pass);
   // One slice: 128 blocks, one on each of 128 SMs. A lone block's step is
   // priced as 1 + kFixedBlocks blocks' work of the SM's 3 + kFixedBlocks.
   const ch13::Schedule one = ch13::split_k<Small>(1024, 1024, 1024, 1);
   const double lone = 3.0 * (1 + ch13::kFixedBlocks) / (3 + ch13::kFixedBlocks);
   EXPECT_DOUBLE_EQ(ch13::cost<Small>(one, 132, 3), lone * 64 * 128 * (64 + 2));
-  // Two slices: 256 blocks, two on the busiest SM, each 32 steps plus 2 per
-  // slice.
+  // Two slices: 256 blocks, two on the busiest SM, each 32 steps plus 2,
+  // and the second pass.
   const ch13::Schedule two = ch13::split_k<Small>(1024, 1024, 1024, 2);
   const double pair = 3.0 * (2 + ch13::kFixedBlocks) / (3 + ch13::kFixedBlocks);
-  EXPECT_DOUBLE_EQ(ch13::cost<Small>(two, 132, 3), pair * 64 * 128 * (32 + 2 * 2));
+  EXPECT_DOUBLE_EQ(ch13::cost<Small>(two, 132, 3),
+                   pair * 64 * 128 * (32 + 2) + (2 + 2) * second_pass);
   // More blocks than slots: 2048 tiles of Small at 4096 put 16 on the
   // busiest SM, five full rounds of 3 and a lone block.
   const ch13::Schedule many = ch13::split_k<Small>(4096, 4096, 4096, 1);
@@ -416,7 +417,7 @@ TEST(Chapter13Tail, PicksAsTheCountSays) {
     const ch13::Plan p = plan(M, N, K);
     EXPECT_TRUE(p.schedule.stream_k || p.schedule.slices > 1) << M << " x " << N << " x " << K;
   }
-  // Too many tiles to share: never split, whatever the count.
+  // Too many elements for the workspace: never split, whatever the count.
   const ch13::Plan huge = plan(32768, 32768, 64);
   EXPECT_FALSE(huge.schedule.stream_k);
   EXPECT_EQ(huge.schedule.slices, 1);
