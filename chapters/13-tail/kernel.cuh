@@ -70,8 +70,9 @@ __device__ __align__(16) float split_partials[kWorkspaceFloats];
 
 // [segment]
 /// One run of K-steps of one tile of C, and its place among the tile's
-/// segments: the block that computes it adds it into C as turn `turn` of
-/// `turns`, in the order of K (turn 0 holds step 0).
+/// segments in the order of K: `turn` of `turns` (turn 0 holds step 0).
+/// Split-K's turn is its slice, whose matrix of the workspace it writes;
+/// a stream-K block adds its segment into C in its turn.
 struct Segment {
   int tile;        ///< the tile, in block_tile()'s order (0 .. tiles - 1)
   int first_step;  ///< its first K-step

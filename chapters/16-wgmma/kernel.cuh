@@ -551,6 +551,27 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 }
 // [end]
 
+// [launch-by-count]
+/// The SMs of the current GPU.
+inline int sm_count() {
+  int device = 0, count = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  return count;
+}
+
+/// The chapter's own launcher: the 256-row tile where its count is the
+/// smaller, the 128-row tile otherwise.
+inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
+  static const int sms = sm_count();
+  if (copy_rounds<Wide>(g.M, g.N, sms) < copy_rounds<Chosen>(g.M, g.N, sms)) {
+    launch<Wide>(g, stream);
+  } else {
+    launch<Chosen>(g, stream);
+  }
+}
+// [end]
+
 /// Why this GPU cannot run the chapter, or empty when it can: wgmma and TMA
 /// as built here need compute capability 9.0 exactly.
 inline std::string unsupported_gpu(const cudaDeviceProp& prop) {
@@ -580,29 +601,34 @@ std::vector<ladder::Constant> constants() {
           {"SMEM_BYTES", T::SMEM_BYTES}};
 }
 
-/// Variant `name`: sgemm_wgmma<T> and its launcher.
+/// Variant `name`: sgemm_wgmma<T>, launched by `launcher` (launch<T> if
+/// none is given).
 template <class T>
-ladder::Variant variant(const char* name, const char* title) {
+ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn launcher = nullptr) {
   const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_wgmma<T>), NUM_THREADS,
                                   T::SMEM_BYTES};
   return {name,
           title,
-          launch<T>,
+          launcher ? launcher : launch<T>,
           ladder::accepts_any_size,
           kernel,
           constants<T>(),
           T::PRODUCTS == 3 ? ladder::Arithmetic::kFp32 : ladder::Arithmetic::kTf32};
 }
 
-/// @brief This chapter as the runner and --describe see it: the 128 x 128
-/// tile, the 256 x 128 one as the variant "wide", and 3xTF32 on the 128 x
-/// 128 tile, which promises FP32's accuracy: the variant "3xtf32", A's split
-/// truncated, and "3xtf32-rounded", A's split rounded and sums of two steps.
+/// @brief This chapter as the runner and --describe see it: on TF32, the
+/// tile the count picks (its constants and resources are the 128 x 128
+/// tile's), the 128 x 128 tile as the variant "square", the 256 x 128 one as
+/// "wide"; and 3xTF32 on the 128 x 128 tile, which promises FP32's
+/// accuracy: the variant "3xtf32", A's split truncated, and
+/// "3xtf32-rounded", A's split rounded and sums of two steps.
 inline ladder::Chapter chapter() {
   return {"16-wgmma",
           "TMA and wgmma",
           __FILE__,
-          {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, fed by TMA"),
+          {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, the tile the count picks",
+                           launch_by_count),
+           variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
            variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
            variant<Split>("3xtf32", "3xTF32 on wgmma"),
            variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},

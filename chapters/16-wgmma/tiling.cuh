@@ -70,6 +70,18 @@ using Split = Tiling<128, 3>;
 using SplitRounded = Tiling<128, 3, 2, true>;
 // [end]
 
+// [pick]
+/// The count that picks a tile: an M x N product on `sms` SMs, one block of
+/// tiling T each, takes ceil(blocks / sms) rounds. Where the copies bound a
+/// K-step, a block's step lasts as long as its copies, (BM + BN) * BK
+/// floats, so the product lasts as long as rounds times that.
+template <class T>
+constexpr long long copy_rounds(int M, int N, int sms) {
+  const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  return (blocks + sms - 1) / sms * (T::BM + BN) * BK;
+}
+// [end]
+
 // [b-index]
 /// Where float (k, n) of a stage's B tile lies: the tile is BK rows (k) of
 /// BN floats (n), copied as BN / BOX_COLUMNS boxes of BOX_COLUMNS columns one

@@ -471,6 +471,25 @@ TEST(Chapter16Swizzle, TheFirstRowIsNotMoved) {
               n / ch16::BOX_COLUMNS * ch16::BK * ch16::BOX_COLUMNS + n % ch16::BOX_COLUMNS);
 }
 
+// Chapter 16's own launcher picks its tile by copy_rounds(), as the page
+// derives: rounds of blocks times the floats a block copies per K-step.
+TEST(Chapter16Pick, CountsRoundsOfCopies) {
+  // 4096 on 132 SMs: 1024 blocks of 128 x 128 in 8 rounds, each step
+  // (128 + 128) * 32 floats; 512 of 256 x 128 in 4 rounds, (256 + 128) * 32.
+  EXPECT_EQ(ch16::copy_rounds<ch16::Chosen>(4096, 4096, 132), 8ll * 256 * 32);
+  EXPECT_EQ(ch16::copy_rounds<ch16::Wide>(4096, 4096, 132), 4ll * 384 * 32);
+  // Partial tiles count as blocks: 1000 x 1000 is 8 x 8 blocks of 128.
+  EXPECT_EQ(ch16::copy_rounds<ch16::Chosen>(1000, 1000, 132), 1ll * 256 * 32);
+  // One round either way: the smaller tile copies less.
+  for (int n : {256, 512, 1000, 1024})
+    EXPECT_LT(ch16::copy_rounds<ch16::Chosen>(n, n, 132), ch16::copy_rounds<ch16::Wide>(n, n, 132))
+        << n;
+  // From 1536 on the wide tile needs enough fewer rounds to win.
+  for (int n = 1536; n <= 8192; n += 512)
+    EXPECT_LT(ch16::copy_rounds<ch16::Wide>(n, n, 132), ch16::copy_rounds<ch16::Chosen>(n, n, 132))
+        << n;
+}
+
 // Chapter 16's 3xTF32: A's parts (split_truncated). Big is what wgmma reads
 // of x (its low 13 bits dropped), small what that drops; together exactly x.
 TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
