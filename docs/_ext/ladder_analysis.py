@@ -239,7 +239,8 @@ class ResourcesDirective(_AnalysisDirective):
             f"Computed by `code/analysis/occupancy.py` from `cuobjdump -res-usage` of "
             f"`bin/{path.name}`, threads per block and dynamic shared memory from "
             f"`bin/{path.name} --describe`{_variant_words(variant)}. Reported: "
-            "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU.",
+            "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU."
+            + _workspace_words(variant),
             ["ladder-provenance"]))
         return output
 
@@ -260,6 +261,16 @@ class ResourcesDirective(_AnalysisDirective):
                 found.append((ReportedResources(result.provenance["gpu"], arch, resources,
                                                 kernel), result))
         return found
+
+
+def _workspace_words(variant: dict) -> str:
+    """' Besides, a workspace of ... in global memory' when --describe gives
+    the variant a WORKSPACE_BYTES constant (chapter 13's split-K), else ''."""
+    size = (variant.get("constants") or {}).get("WORKSPACE_BYTES")
+    if not size:
+        return ""
+    return (f" Besides, the launcher uses a workspace of {size:,} bytes "
+            f"({size / 2**20:g} MiB) in global memory (`WORKSPACE_BYTES`).")
 
 
 def _variant_words(variant: dict) -> str:

@@ -706,6 +706,22 @@ def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphin
     assert text.count("computed, sm_90 256") == 1 and "0 B + 48 KiB dynamic" in text
 
 
+def test_the_resources_table_states_the_workspace(binaries, sphinx_python, tmp_path):
+    # Chapter 13's split-K workspace, as its --describe gives it; chapter 12
+    # has none.
+    empty = tmp_path / "results"
+    empty.mkdir()
+    page = "# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n```{ladder-resources} 12-final\n```\n"
+    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _, variant = find_variant(ROOT, binaries, "13-tail")
+    size = variant["constants"]["WORKSPACE_BYTES"]
+    assert size > 0
+    text = page_text(tmp_path)
+    assert text.count("workspace of") == 1
+    assert f"workspace of {size:,} bytes ({size / 2**20:g} MiB)" in text
+
+
 def test_describe_finds_the_variant_of_a_result(binaries):
     path, variant = find_variant(ROOT, binaries, "10-padding-rows")
     assert path == binaries / "bin" / "10-padding" and variant["name"] == "rows"
