@@ -11,8 +11,11 @@ With blocks of one length that is the count's rounds.
 
 Each panel draws the blocks of a sample of the SMs, evenly spaced (8 of an
 H200's 132), each SM as its slots, a bar per segment coloured by its turn
-(turn 0 writes the tile, a later turn adds into it) and shaded by its tile's
-parity; under it, the busy slots of all the SMs over time. The panels share
+(turn 0 writes the tile, a later turn adds into it) or, for split-K in
+slices, as a slice written to the workspace, then split-K's second pass
+across every slot (as long as the count prices it: tailplan's
+"second_pass"); bars are shaded by their tile's parity. Under it, the busy
+slots of all the SMs over time. The panels share
 one time scale: a panel's K-steps are its tiling's, each drawn as long as the
 count's step of a full SM (a tiling of BM x BN at b blocks per SM: b * BM *
 BN). The count prices an SM that holds fewer blocks than b a shorter step
@@ -39,6 +42,8 @@ LABEL_W = 1.0
 SAMPLED = 8
 TIMES = "\u00d7"
 TURN_COLOURS = (GPU_COLOURS[0], GPU_COLOURS[1])
+SLICE_COLOUR = GPU_COLOURS[2]  #: a split-K slice, written to the workspace
+PASS_COLOUR = GPU_COLOURS[4]  #: split-K's second pass
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,23 @@ class Panel:
 
     @property
     def makespan(self) -> int:
+        """When the last block ends, in K-steps."""
         return max(b.start + b.steps for b in self.bars)
+
+    @property
+    def split(self) -> bool:
+        """Split-K in slices: its blocks write the workspace, a second pass follows."""
+        return self.plan["scheme"] == "split-k"
+
+    @property
+    def second_pass(self) -> float:
+        """The second pass's length in this tiling's K-steps (0 without one)."""
+        return self.plan.get("second_pass", 0.0) / self.step_time
+
+    @property
+    def finish(self) -> float:
+        """When the product is done: the last block, then any second pass."""
+        return self.makespan + self.second_pass
 
     def block_ends(self) -> list[int]:
         ends: dict[int, int] = {}
@@ -171,7 +192,7 @@ class TailRounds:
     @property
     def span(self) -> int:
         """The longest panel, in the count's time."""
-        return max(p.makespan * p.step_time for p in self.panels)
+        return max(p.finish * p.step_time for p in self.panels)
 
 
 def chapter_tail_rounds(repo_root: Path, build: Path, tool: Path, size: tuple[int, int, int],
@@ -225,14 +246,18 @@ def alt_text(r: TailRounds) -> str:
     parts = []
     for p in r.panels:
         busy = 100 * sum(b.steps for b in p.bars) / (p.makespan * p.slots)
+        second = (f", then a second pass of {p.second_pass:.1f} K-steps"
+                  if p.second_pass else "")
         parts.append(f"{' = '.join(p.names)}: {tiling_words(p)}, "
-                     f"{tailplan.scheme_words(p.plan)}, {schedule_words(p)}, done after "
-                     f"{p.makespan} of its K-steps, the slots busy {busy:.0f}% of that time")
+                     f"{tailplan.scheme_words(p.plan)}, {schedule_words(p)}, the blocks done "
+                     f"after {p.makespan} of its K-steps, the slots busy {busy:.0f}% of that "
+                     f"time{second}")
     return (f"The blocks of a {tailplan.size_text(r.size)} product on the {r.sms} SMs of the "
             f"{r.gpu}, one panel per plan, time across on one scale: "
             + "; ".join(parts) + f". Each panel draws {len(sampled)} of the {r.sms} SMs, "
             f"evenly spaced ({', '.join(map(str, sampled))}), each as its slots, a bar per segment (blue: a tile's "
-            "first turn, orange: a later turn that adds into C), and under them the busy "
+            "first turn, orange: a later turn that adds into C, green: a split-K slice written "
+            "to the workspace, purple: split-K's second pass), and under them the busy "
             f"slots of all {r.sms} SMs.")
 
 
@@ -256,8 +281,10 @@ def tail_rounds_figure(r: TailRounds, mode: str):
     ink, grid = theme["ink"], theme["grid"]
     sampled = r.sampled()
     mixed = len({p.plan["tiling"] for p in r.panels}) > 1
-    turns = any(b.turns > 1 for p in r.panels for b in p.bars)
-    legend_h = 0.4
+    turns = any(b.turns > 1 for p in r.panels if not p.split for b in p.bars)
+    split = any(p.split for p in r.panels)
+    entries = any(not p.split for p in r.panels) + turns + 2 * split + 1  # the legend's
+    legend_h = 0.4 if entries <= 3 else 0.65
     note_h = 0.42 if mixed else 0.0
     total = (legend_h + sum(HEAD + _panel_height(r, p) + STRIP_GAP + BUSY + FOOT for p in r.panels)
              + (len(r.panels) - 1) * PANEL_GAP + note_h)
@@ -283,12 +310,18 @@ def tail_rounds_figure(r: TailRounds, mode: str):
             strip.set_gid(f"tail-busy-{index}")
             _draw_busy(strip, panel, limit, ink, grid, r.sms)
             top = busy_y - FOOT - PANEL_GAP
-        handles = [Patch(fc=TURN_COLOURS[0], alpha=0.85, label="turn 0: writes its tile")]
+        handles = []
+        if any(not p.split for p in r.panels):
+            handles.append(Patch(fc=TURN_COLOURS[0], alpha=0.85, label="turn 0: writes its tile"))
         if turns:
             handles.append(Patch(fc=TURN_COLOURS[1], alpha=0.85,
                                  label="a later turn: adds into C"))
+        if split:
+            handles.append(Patch(fc=SLICE_COLOUR, alpha=0.85, label="a slice: to the workspace"))
+            handles.append(Patch(fc=PASS_COLOUR, alpha=0.6, label="second pass"))
         handles.append(Patch(fc="none", ec=grid, label="idle"))
-        drawn = figure.legend(handles=handles, loc="upper left", ncol=len(handles), frameon=False,
+        drawn = figure.legend(handles=handles, loc="upper left", ncol=min(len(handles), 3),
+                              frameon=False,
                               fontsize=TEXT - 0.5, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01,
                                                                    1.0), handlelength=1.2)
         for text in drawn.get_texts():
@@ -318,11 +351,16 @@ def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, 
                             lw=0.6)
         outline.set_gid("tail-sm")
         axes.add_patch(outline)
+        if panel.second_pass:
+            second = Rectangle((panel.makespan, row * pitch), panel.second_pass, band,
+                               fc=to_rgba(PASS_COLOUR, 0.6), ec=ink, lw=0.25)
+            second.set_gid("tail-second-pass")
+            axes.add_patch(second)
     for b in panel.bars:
         sm, slot_lane = b.slot % panel.sms, b.slot // panel.sms
         if sm not in row_of:
             continue
-        colour = TURN_COLOURS[0 if b.turn == 0 else 1]
+        colour = SLICE_COLOUR if panel.split else TURN_COLOURS[0 if b.turn == 0 else 1]
         bar = Rectangle((b.start, row_of[sm] * pitch + slot_lane * LANE), b.steps, LANE,
                         fc=to_rgba(colour, 0.85 if b.tile % 2 == 0 else 0.5), ec=ink, lw=0.25)
         bar.set_gid("tail-segment")
@@ -340,6 +378,9 @@ def _draw_busy(axes, panel: Panel, limit: float, ink: str, grid: str, sms: int):
     axes.fill_between(xs, ys, step="post", color=TURN_COLOURS[0], alpha=0.45, lw=0,
                       gid="tail-busy")
     axes.step(xs, ys, where="post", color=TURN_COLOURS[0], lw=1)
+    if panel.second_pass:
+        axes.fill_between([panel.makespan, panel.finish], [panel.slots] * 2, step="post",
+                          color=PASS_COLOUR, alpha=0.45, lw=0, gid="tail-busy-second-pass")
     axes.axhline(panel.slots, color=grid, lw=0.8, ls="--")
     axes.set_xlim(0, limit)
     axes.set_ylim(0, panel.slots * 1.05)

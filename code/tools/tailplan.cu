@@ -107,7 +107,19 @@ ladder::Json tiling_json(int blocks_per_sm) {
   return out;
 }
 
-ladder::Json plan_json(const ch13::Plan& p) {
+/// The part of p's count that is split-K's second pass: its cost() less
+/// its blocks' rounds (0 when there is no second pass).
+double second_pass(const ch13::Plan& p, const Gpu& g) {
+  const ch13::Schedule& s = p.schedule;
+  if (s.stream_k || s.slices == 1) return 0.0;
+  const long long blocks = 1ll * s.tiles_m * s.tiles_n * s.slices;
+  const double rounds =
+      p.small ? ch13::busiest_sm<ch13::Small>(blocks, g.sms, g.small_blocks)
+              : ch13::busiest_sm<ch13::Big>(blocks, g.sms, g.big_blocks);
+  return p.cost - rounds * (s.steps_per_slice + ch13::kSegmentOverheadSteps);
+}
+
+ladder::Json plan_json(const ch13::Plan& p, const Gpu& g) {
   const ch13::Schedule& s = p.schedule;
   ladder::Json out = ladder::Json::object();
   out.set("tiling", p.small ? "small" : "big");
@@ -122,6 +134,7 @@ ladder::Json plan_json(const ch13::Plan& p) {
   out.set("dp_tiles", s.stream_k ? s.dp_tiles : 0);
   out.set("sharing_blocks", s.stream_k ? s.blocks : 0);
   out.set("cost", static_cast<double>(p.cost));
+  out.set("second_pass", second_pass(p, g));
   // What ch13::plan() compares: Small's count times kSmallSlowdown.
   out.set("weighted_cost", p.small ? ch13::kSmallSlowdown * p.cost : static_cast<double>(p.cost));
   return out;
@@ -149,11 +162,11 @@ ladder::Json plans_json(const std::vector<Size>& sizes, const Gpu& g) {
   ladder::Json entries = ladder::Json::array();
   for (const Size& z : sizes) {
     ladder::Json variants = ladder::Json::object();
-    for (const Variant& v : kPlanned) variants.set(v.name, plan_json(plan_of(v.name, z, g)));
-    variants.set(kStreamK, plan_json(plan_of(kStreamK, z, g)));
+    for (const Variant& v : kPlanned) variants.set(v.name, plan_json(plan_of(v.name, z, g), g));
+    variants.set(kStreamK, plan_json(plan_of(kStreamK, z, g), g));
     ladder::Json entry = size_json(z);
     entry.set("variants", std::move(variants));
-    entry.set("big_tiles", plan_json(big_tiles_plan(z, g)));
+    entry.set("big_tiles", plan_json(big_tiles_plan(z, g), g));
     entries.push(std::move(entry));
   }
   ladder::Json out = gpu_json(g);
@@ -211,7 +224,7 @@ ladder::Json segments_json(const std::string& name, const Size& z, const Gpu& g)
   ladder::Json out = gpu_json(g);
   out.set("variant", name);
   out.set("size", size_json(z));
-  out.set("plan", plan_json(p));
+  out.set("plan", plan_json(p, g));
   out.set("blocks", std::move(blocks));
   return out;
 }

@@ -34,7 +34,7 @@ matplotlib = pytest.importorskip("matplotlib")
 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
-from matplotlib.colors import to_rgba  # noqa: E402
+from matplotlib.colors import to_rgb, to_rgba  # noqa: E402
 
 from figures import by_size, mix, style, sweep  # noqa: E402
 from ladder_tools.binaries import chapter_binaries  # noqa: E402
@@ -1474,6 +1474,35 @@ def test_the_tail_figure_shows_plain_tiles_idle_tail_and_stream_ks_even_shares()
         assert spans[0] == pytest.approx(spans[1])
     finally:
         plt.close(axes[0].figure)
+
+
+def test_the_tail_figure_draws_split_ks_slices_then_its_second_pass():
+    found = tail_rounds_or_skip("1024", ["big-tiles", "split-k"])
+    big, split = found.panels
+    assert not big.split and big.second_pass == 0
+    assert split.split and split.plan["slices"] > 1
+    # The second pass as the count prices it: the chapter's cost() less the
+    # blocks' rounds, in K-steps of a full SM, after the last slice.
+    plan = split.plan
+    rounds_cost = split.step_time * (plan["steps_per_slice"] + 2)  # one round of Big
+    assert plan["second_pass"] == pytest.approx(plan["cost"] - rounds_cost)
+    assert split.second_pass > 0 and split.finish == split.makespan + split.second_pass
+    figure = tail.tail_rounds_figure(found, "dark")
+    try:
+        axes = panel_of(figure, "tail-panel-1")
+        passes = [p for p in axes.patches if p.get_gid() == "tail-second-pass"]
+        assert len(passes) == len(found.sampled())
+        assert all(p.get_x() == split.makespan and p.get_width() == pytest.approx(split.second_pass)
+                   for p in passes)
+        slices = [p for p in axes.patches if p.get_gid() == "tail-segment"]
+        assert slices and all(p.get_facecolor()[:3] == to_rgb(tail.SLICE_COLOUR) for p in slices)
+        labels = [t.get_text() for legend in figure.legends for t in legend.get_texts()]
+        assert "second pass" in labels and "a later turn: adds into C" not in labels
+        # The time scale holds the second pass: both panels end by the axis's end.
+        assert panel_of(figure, "tail-panel-0").get_xlim()[1] * big.step_time >= \
+            split.finish * split.step_time
+    finally:
+        plt.close(figure)
 
 
 def fake_result(slug: str, times: dict[tuple[int, int, int], float]) -> results_tools.ChapterResult:
