@@ -113,9 +113,8 @@ double second_pass(const ch13::Plan& p, const Gpu& g) {
   const ch13::Schedule& s = p.schedule;
   if (s.stream_k || s.slices == 1) return 0.0;
   const long long blocks = 1ll * s.tiles_m * s.tiles_n * s.slices;
-  const double rounds =
-      p.small ? ch13::busiest_sm<ch13::Small>(blocks, g.sms, g.small_blocks)
-              : ch13::busiest_sm<ch13::Big>(blocks, g.sms, g.big_blocks);
+  const double rounds = p.small ? ch13::busiest_sm<ch13::Small>(blocks, g.sms, g.small_blocks)
+                                : ch13::busiest_sm<ch13::Big>(blocks, g.sms, g.big_blocks);
   return p.cost - rounds * (s.steps_per_slice + ch13::kSegmentOverheadSteps);
 }
 
