@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 from matplotlib.container import BarContainer
 
-from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg, thousands
+from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.results import ChapterResult, median_cublas_gflops
 
 #: The first chapter of Part II, the tensor cores.
@@ -135,11 +135,8 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str):
     figure.tight_layout()
     # Below the panels, not beside them: the figure stays as narrow as its
     # bars, which a phone's column then shrinks less.
-    drawn = figure.legend([handles[n] for n in names], names, frameon=False,
-                          fontsize="small", loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                          ncols=2)
-    for text in drawn.get_texts():
-        text.set_color(theme["ink"])
+    legend(figure, theme, handles=[handles[n] for n in names], labels=names, loc="upper center",
+           bbox_to_anchor=(0.5, 0.0), ncols=2)
     return figure
 
 

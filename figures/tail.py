@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools import tailplan
 from ladder_tools.binaries import AnalysisError
 
@@ -320,12 +320,9 @@ def tail_rounds_figure(r: TailRounds, mode: str):
             handles.append(Patch(fc=SLICE_COLOUR, alpha=0.85, label="a slice: to the workspace"))
             handles.append(Patch(fc=PASS_COLOUR, alpha=0.6, label="second pass"))
         handles.append(Patch(fc="none", ec=grid, label="idle"))
-        drawn = figure.legend(handles=handles, loc="upper left", ncol=min(len(handles), 3),
-                              frameon=False,
-                              fontsize=TEXT - 0.5, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01,
-                                                                   1.0), handlelength=1.2)
-        for text in drawn.get_texts():
-            text.set_color(ink)
+        legend(figure, theme, handles=handles, loc="upper left", ncol=min(len(handles), 3),
+               fontsize=TEXT - 0.5, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01, 1.0),
+               handlelength=1.2)
         if mixed:
             figure.text(LABEL_W / FIGURE_WIDTH, 0.02 / total,
                         "Each panel's K-steps are its tiling's, as long as a full SM's:\n"

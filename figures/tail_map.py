@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg, thousands
+from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results
 from ladder_tools.formatting import DASH, format_gflops, format_percent
 
@@ -189,11 +189,8 @@ def tail_map_figure(m: TailMap, mode: str):
                Patch(fc=cell_colour(100.0 - SPAN, grid), label="below cuBLAS")]
     if m.missing():
         handles.append(Patch(fc=cell_colour(None, grid), label="not measured yet"))
-    drawn = figure.legend(handles=handles, loc="upper left", ncol=len(handles), frameon=False,
-                          fontsize=TEXT - 1, handlelength=1.2,
-                          bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01, 1.0))
-    for text in drawn.get_texts():
-        text.set_color(ink)
+    legend(figure, theme, handles=handles, loc="upper left", ncol=len(handles),
+           fontsize=TEXT - 1, handlelength=1.2, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01, 1.0))
     if note:
         figure.text(LABEL_W / FIGURE_WIDTH, 0.04 / total, note, fontsize=TEXT - 1.5,
                     color=ink, va="bottom", gid="map-note")

@@ -36,7 +36,7 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import LineCollection
 from matplotlib.patches import ConnectionPatch, Patch, Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
 from ladder_tools.fragmap import run_fragmap, tile
 
@@ -632,13 +632,11 @@ def tiling_figure(t: Tiling, mode: str):
             _words_below(figure, zoom, 1 - y / total, below_zoom, ink)
             y += _lines(below_zoom) * LINE
 
-        key = figure.legend(
-            handles=[Patch(fc=WARP_COLOUR, alpha=0.45, label=warp_label),
-                     Patch(fc=THREAD_COLOUR, label=thread_label)],
-            loc="upper center", bbox_to_anchor=(0.5, 1 - (y + 0.1) / total), frameon=False,
-            fontsize=TEXT, handlelength=1.4)
-        for text in key.get_texts():
-            text.set_color(ink)
+        legend(figure, theme,
+               handles=[Patch(fc=WARP_COLOUR, alpha=0.45, label=warp_label),
+                        Patch(fc=THREAD_COLOUR, label=thread_label)],
+               loc="upper center", bbox_to_anchor=(0.5, 1 - (y + 0.1) / total), fontsize=TEXT,
+               handlelength=1.4)
         return figure
 
 

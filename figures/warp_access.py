@@ -22,7 +22,7 @@ from matplotlib.colors import to_hex, to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError
 from ladder_tools.warpmap import is_broadcast, sector_words
 
@@ -181,15 +181,14 @@ def coalescing_figure(columns: list[tuple[str, list[dict]]], mode: str):
                 _global_panel(axes, theme, report, rows)
                 top += panel_h + gap
         k, n = first[0]["K"], first[0]["N"]
-        key = figure.legend(
-            handles=[Patch(fc=SECTOR_COLOUR, alpha=0.55, label="a 32-byte sector the warp touches"),
-                     Line2D([], [], ls="none", marker="o", ms=4, color=LANE_COLOUR,
-                            label="a lane's float"),
-                     Line2D([], [], color=ink, lw=1.1, label="a 128-byte line's edge")],
-            loc="upper center", bbox_to_anchor=(0.5, key_h / height), frameon=False,
-            fontsize=TEXT, handlelength=1.4, ncol=1, borderaxespad=0)
-        for text in key.get_texts():
-            text.set_color(ink)
+        legend(figure, theme,
+               handles=[Patch(fc=SECTOR_COLOUR, alpha=0.55,
+                              label="a 32-byte sector the warp touches"),
+                        Line2D([], [], ls="none", marker="o", ms=4, color=LANE_COLOUR,
+                               label="a lane's float"),
+                        Line2D([], [], color=ink, lw=1.1, label="a 128-byte line's edge")],
+               loc="upper center", bbox_to_anchor=(0.5, key_h / height), fontsize=TEXT,
+               handlelength=1.4, ncol=1, borderaxespad=0)
         figure.text(0.5, 0.02 / height, f"Rows 0{DASH}{rows - 1} of each matrix; "
                     f"K = {k}, N = {n} floats per row", ha="center", va="bottom",
                     fontsize=TEXT, color=ink)
@@ -259,15 +258,13 @@ def transposed_store_figure(report: dict, mode: str):
             outline.set_gid("outlined-stores")
             s_axes.add_patch(outline)
         last = len(colours) - 1
-        key = figure.legend(
-            handles=[Patch(fc=colours[0], label="lane 0"),
-                     Patch(fc=colours[last // 2 + 1], label=f"lane {last // 2 + 1}"),
-                     Patch(fc=colours[-1], label=f"lane {last}"),
-                     Patch(fc="none", ec=ink, lw=1.6, label=f"lanes 0 and {last}")],
-            loc="upper center", bbox_to_anchor=(0.5, (key_h - 0.2) / height), frameon=False,
-            fontsize=TEXT, handlelength=1.2, ncol=4, borderaxespad=0, columnspacing=1.2)
-        for text in key.get_texts():
-            text.set_color(ink)
+        legend(figure, theme,
+               handles=[Patch(fc=colours[0], label="lane 0"),
+                        Patch(fc=colours[last // 2 + 1], label=f"lane {last // 2 + 1}"),
+                        Patch(fc=colours[-1], label=f"lane {last}"),
+                        Patch(fc="none", ec=ink, lw=1.6, label=f"lanes 0 and {last}")],
+               loc="upper center", bbox_to_anchor=(0.5, (key_h - 0.2) / height), fontsize=TEXT,
+               handlelength=1.2, ncol=4, borderaxespad=0, columnspacing=1.2)
         return figure
 
 
