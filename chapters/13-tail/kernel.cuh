@@ -59,13 +59,38 @@ __device__ void store_release(int* p, int value) {
 }
 // [end]
 
-// [workspace]
-/// Split-K's workspace, in floats: room for 8 slices of a 1024 x 1024 C.
-/// Slice y of a product writes its partial sums into the y-th M x N matrix
-/// here, laid out as C. The launcher does not split a product whose slices
-/// would not fit.
-constexpr long long kWorkspaceFloats = 1ll << 23;  // 32 MiB
-__device__ __align__(16) float split_partials[kWorkspaceFloats];
+// [pack]
+/// Copies the rows x cols matrix `src` (leading dimension src_ld) into the
+/// dst_rows x dst_cols matrix `dst` (leading dimension dst_cols), with zeros
+/// wherever src has no element. One thread per element of dst.
+/// @pre the grid covers dst_rows * dst_cols threads.
+__global__ void copy_padded(const float* src, int src_ld, int rows, int cols, float* dst,
+                            int dst_rows, int dst_cols) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= 1ll * dst_rows * dst_cols) return;
+  const int row = static_cast<int>(i / dst_cols);
+  const int col = static_cast<int>(i % dst_cols);
+  dst[i] = row < rows && col < cols ? src[1ll * row * src_ld + col] : 0.0f;
+}
+
+/// n rounded up to a multiple of 4: a row of that many floats is a whole
+/// number of 16-byte groups.
+__host__ __device__ constexpr int round_up_4(int n) { return (n + 3) / 4 * 4; }
+
+/// The floats of the packed copies of an M x N x K product: A as M x Kp,
+/// B as Kp x Np and C as M x Np, where Kp and Np are K and N rounded up to
+/// multiples of 4.
+inline long long packed_floats(int M, int N, int K) {
+  const long long Kp = round_up_4(K), Np = round_up_4(N);
+  return M * Kp + Kp * Np + M * Np;
+}
+
+/// The floats the copies move, read and written: A and B in; C in (the
+/// count assumes beta != 0) and out.
+inline long long packing_moves(int M, int N, int K) {
+  const long long Kp = round_up_4(K), Np = round_up_4(N);
+  return M * (K + Kp) + (1ll * K * N + Kp * Np) + 2 * M * (N + Np);
+}
 // [end]
 
 // [segment]
@@ -79,7 +104,7 @@ struct Segment {
   int end_step;    ///< one past its last K-step
   int turn;        ///< 0 .. turns - 1
   int turns;       ///< how many segments the tile has
-  int counter;     ///< its tile's turn counter in tile_turns (when turns > 1)
+  int counter;     ///< stream-K: its tile's turn counter in tile_turns
 };
 
 /// How a launch divides the work. Every tile has `steps` K-steps of BK, so
@@ -212,18 +237,19 @@ __device__ void compute_segment(const Segment& seg, const Schedule& s, int M, in
 }
 
 /// Split-K: computes slice seg.turn of its tile and writes the sums, as they
-/// are, into the slice's matrix of the workspace, where the tile's elements
-/// of C would go.
+/// are, into the slice's M x N matrix of `partials`, where the tile's
+/// elements of C would go.
 template <class T, bool ALIGNED, bool EDGES>
 __device__ void compute_slice(const Segment& seg, const Schedule& s, int M, int N, int K,
-                              const float* A, const float* B, float* smem, int tid) {
+                              const float* A, const float* B, float* partials, float* smem,
+                              int tid) {
   const ch12::TileCoord tile = ch12::block_tile<T>(seg.tile, s.tiles_m, s.tiles_n);
   const int block_row = tile.row * T::BM;
   const int block_col = tile.col * T::BN;
   float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
   ch12::accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col,
                                             seg.first_step, seg.end_step, smem, tid);
-  float* partial = split_partials + seg.turn * s.elements;
+  float* partial = partials + seg.turn * s.elements;
   ch12::store_c_tile<T, ALIGNED, EDGES, false>(acc, partial, M, N, 1.0f, 0.0f, block_row, block_col,
                                                tid);
 }
@@ -231,7 +257,7 @@ __device__ void compute_slice(const Segment& seg, const Schedule& s, int M, int 
 /// @brief C = alpha * A * B + beta * C, its work divided among the blocks as
 /// `s` says: by tiles and slices of K (split-K), or in equal shares of all
 /// the tiles' K-steps (stream-K).
-/// Split-K's blocks wait for no one: each writes its slice to the workspace,
+/// Split-K's blocks wait for no one: each writes its slice to `partials`,
 /// and sum_slices() adds them up after the launch. A stream-K block waits
 /// only for blocks of a lower index, and only for their first segment (see
 /// stream_k_segment()). The turns keep the result right whatever order the
@@ -244,11 +270,12 @@ __device__ void compute_slice(const Segment& seg, const Schedule& s, int M, int 
 /// @pre the grid is (tiles, slices) for split-K and (dp_tiles + blocks) for
 ///      stream-K;
 ///      blockDim.x == T::NUM_THREADS; T::SMEM_BYTES of dynamic shared
-///      memory; every tile_turns counter is 0.
+///      memory; every tile_turns counter is 0; split-K in slices: room for
+///      slices M x N matrices at `partials`.
 template <class T, bool ALIGNED, bool EDGES>
 __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     sgemm_segments(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                   float* C, Schedule s) {
+                   float* C, float* partials, Schedule s) {
   extern __shared__ __align__(16) float smem[];
   const int tid = threadIdx.x;
   if (!s.stream_k) {
@@ -256,7 +283,7 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
     if (s.slices == 1) {
       compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
     } else {
-      compute_slice<T, ALIGNED, EDGES>(seg, s, M, N, K, A, B, smem, tid);
+      compute_slice<T, ALIGNED, EDGES>(seg, s, M, N, K, A, B, partials, smem, tid);
     }
     return;
   }
@@ -285,14 +312,15 @@ constexpr int kSumThreads = 256;
 /// per matrix; M * N is then a multiple of 4) or one.
 /// @pre the grid covers ceil(M * N / 4) threads (ALIGNED) or M * N.
 template <bool ALIGNED>
-__global__ void sum_slices(long long elements, int slices, float alpha, float beta, float* C) {
+__global__ void sum_slices(const float* partials, long long elements, int slices, float alpha,
+                           float beta, float* C) {
   constexpr int WIDTH = ALIGNED ? 4 : 1;
   const long long first = WIDTH * (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x);
   if (first >= elements) return;
   if constexpr (ALIGNED) {
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int slice = 0; slice < slices; ++slice) {
-      const float4 p = ch12::load_float4(split_partials + slice * elements + first);
+      const float4 p = ch12::load_float4(partials + slice * elements + first);
       sum.x += p.x;
       sum.y += p.y;
       sum.z += p.z;
@@ -305,7 +333,7 @@ __global__ void sum_slices(long long elements, int slices, float alpha, float be
                                    alpha * sum.z + beta * c.z, alpha * sum.w + beta * c.w));
   } else {
     float sum = 0.0f;
-    for (int slice = 0; slice < slices; ++slice) sum += split_partials[slice * elements + first];
+    for (int slice = 0; slice < slices; ++slice) sum += partials[slice * elements + first];
     C[first] = beta != 0.0f ? alpha * sum + beta * C[first] : alpha * sum;
   }
 }
@@ -345,12 +373,18 @@ Schedule stream_k(int M, int N, int K, int blocks) {
   return s;
 }
 
-/// What the launcher runs: a tiling, and how its work is divided.
+/// What the launcher runs: a tiling, how its work is divided, and whether
+/// it first packs the matrices into aligned copies.
 struct Plan {
-  bool small;         ///< Small, not Big
-  Schedule schedule;  ///< tiles, slices, or stream-K
-  double cost;        ///< the count it was picked by (see cost())
+  bool small;           ///< Small, not Big
+  Schedule schedule;    ///< tiles, slices, or stream-K (of the packed sizes, if packed)
+  double cost;          ///< the count it was picked by (see cost())
+  bool packed;          ///< runs on aligned copies of A, B and C (launch_packed())
+  long long workspace;  ///< floats of workspace: the copies, then the slices
 };
+
+/// The most workspace the launcher asks for, in floats (1 GiB).
+constexpr long long kMaxWorkspaceFloats = 1ll << 28;
 
 /// The fixed cost of a segment, in K-steps: the pipeline's prologue (a
 /// step's loads with nothing to hide them behind) and its store of C.
@@ -378,12 +412,19 @@ double busiest_sm(long long blocks, int sms, int blocks_per_sm) {
   return slots * T::BM * T::BN;
 }
 
-/// Split-K's second pass, in the count's unit (one K-step of one element of
-/// C on one SM) per float it moves. An SM runs a K-step of one element, BK =
-/// 16 FMAs, in 16 / 128 of a clock. Memory gives it about 4 floats a clock
-/// (the H200 copies 4.1 TB/s: 15.6 bytes a clock per SM, at 1.98 GHz and 132
-/// SMs), a quarter of a clock each: two K-steps of one element.
+/// A float that a copy or split-K's second pass moves, in the count's unit
+/// (one K-step of one element of C on one SM). An SM runs a K-step of one
+/// element, BK = 16 FMAs, in 16 / 128 of a clock. Memory gives it about 4
+/// floats a clock (the H200 copies 4.1 TB/s: 15.7 bytes a clock per SM, at
+/// 1.98 GHz and 132 SMs), a quarter of a clock each: two K-steps of one
+/// element.
 constexpr double kFloatSteps = 2.0;
+
+/// The general path loads A and B one float at a time, four instructions
+/// where the aligned path issues one 16-byte load: the count charges its
+/// schedules a quarter more. The value is fitted to the variant "tiles" as
+/// measured at 4097, against 4096 (the chapter shows the fit).
+constexpr double kGeneralSlowdown = 5.0 / 4.0;
 
 /// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`
 /// SMs that hold `blocks_per_sm` of its blocks each, in elements of C times
@@ -391,7 +432,8 @@ constexpr double kFloatSteps = 2.0;
 /// runs. Each segment costs kSegmentOverheadSteps more.
 ///   * split-K: every block runs one slice. With more than one, the second
 ///     pass reads each slice's matrix and C and writes C: slices + 2 floats
-///     per element, spread over the SMs, kFloatSteps each.
+///     per element (one less when beta == 0, which the count ignores),
+///     spread over the SMs, kFloatSteps each.
 ///   * stream-K: the data-parallel tiles' full rounds, then one round of
 ///     shares, as long as the largest share. A tile's turns add into C one
 ///     after another, so each turn after its first costs
@@ -417,35 +459,59 @@ double cost(const Schedule& s, int sms, int blocks_per_sm) {
   return dp + busiest_sm<T>(s.blocks, sms, blocks_per_sm) * shared;
 }
 
-/// The cheapest schedule of tiling T by cost(): one slice, or (`allow_split`)
-/// 2 to 16 slices whose partial sums fit the workspace, or
-/// (`allow_stream_k`) stream-K with one sharing block per slot, if it
-/// shares no more than kMaxSharedTiles tiles.
-template <class T>
-Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, bool allow_split,
-              bool allow_stream_k) {
-  const Schedule plain = split_k<T>(M, N, K, 1);
-  Plan best{small, plain, cost<T>(plain, sms, blocks_per_sm)};
-  const long long tiles = 1ll * plain.tiles_m * plain.tiles_n;
-  std::vector<Schedule> others;
-  for (int slices = 2; allow_split && slices <= 16 && slices <= plain.steps; ++slices) {
-    const Schedule split = split_k<T>(M, N, K, slices);
-    if (split.slices * split.elements <= kWorkspaceFloats) others.push_back(split);
-  }
-  const Schedule shared = stream_k<T>(M, N, K, sms * blocks_per_sm);
-  if (allow_stream_k && tiles - shared.dp_tiles <= kMaxSharedTiles) others.push_back(shared);
-  for (const Schedule& s : others) {
-    const double c = cost<T>(s, sms, blocks_per_sm);
-    if (c < best.cost) best = {small, s, c};
-  }
-  return best;
-}
-
 /// Which schemes a variant may pick.
 struct Schemes {
   bool split;
   bool stream_k;
 };
+
+/// The cheapest schedule of tiling T by cost(): one slice, or
+/// (schemes.split) 2 to 16 slices whose partial sums fit in `workspace`
+/// floats, or (schemes.stream_k) stream-K with one sharing block per slot,
+/// if it shares no more than kMaxSharedTiles tiles.
+template <class T>
+Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, Schemes schemes,
+              long long workspace) {
+  const Schedule plain = split_k<T>(M, N, K, 1);
+  Plan best{small, plain, cost<T>(plain, sms, blocks_per_sm), false, 0};
+  const long long tiles = 1ll * plain.tiles_m * plain.tiles_n;
+  std::vector<Schedule> others;
+  for (int slices = 2; schemes.split && slices <= 16 && slices <= plain.steps; ++slices) {
+    const Schedule split = split_k<T>(M, N, K, slices);
+    if (split.slices * split.elements <= workspace) others.push_back(split);
+  }
+  const Schedule shared = stream_k<T>(M, N, K, sms * blocks_per_sm);
+  if (schemes.stream_k && tiles - shared.dp_tiles <= kMaxSharedTiles) others.push_back(shared);
+  for (const Schedule& s : others) {
+    const double c = cost<T>(s, sms, blocks_per_sm);
+    const long long slices = s.stream_k ? 0 : s.slices * s.elements;
+    if (c < best.cost) best = {small, s, c, false, slices};
+  }
+  return best;
+}
+
+/// Tiling T's plan for a product whose rows are 16-byte aligned or not
+/// (`aligned`): on the general path, its cost() a quarter dearer; or, when
+/// the copies fit in `workspace` and their sizes in 32-bit indices, on
+/// packed copies, plus the copies' floats at kFloatSteps each. The cheaper.
+template <class T>
+Plan plan_tiling(int M, int N, int K, int sms, int blocks_per_sm, bool small, Schemes schemes,
+                 bool aligned, long long workspace) {
+  Plan best = plan_for<T>(M, N, K, sms, blocks_per_sm, small, schemes, workspace);
+  if (aligned) return best;
+  best.cost *= kGeneralSlowdown;
+  const int Kp = round_up_4(K), Np = round_up_4(N);
+  const long long copies = packed_floats(M, N, K);
+  const bool indexable = 1ll * M * Kp <= ladder::kMaxMatrixElements &&
+                         1ll * Kp * Np <= ladder::kMaxMatrixElements &&
+                         1ll * M * Np <= ladder::kMaxMatrixElements;
+  if (copies > workspace || !indexable) return best;
+  Plan packed = plan_for<T>(M, Np, Kp, sms, blocks_per_sm, small, schemes, workspace - copies);
+  packed.cost += kFloatSteps * packing_moves(M, N, K) / sms;
+  packed.packed = true;
+  packed.workspace += copies;
+  return packed.cost < best.cost ? packed : best;
+}
 
 /// Small's blocks work through elements of C more slowly per SM than Big's
 /// (chapter 12's sweep timed chapter 11's 64 x 128 tile at three blocks per
@@ -454,13 +520,15 @@ struct Schemes {
 constexpr double kSmallSlowdown = 8.0 / 7.0;
 
 /// @brief The plan for an M x N x K product on a GPU of `sms` SMs that hold
-/// `big_blocks` blocks of Big and `small_blocks` of Small each: the tiling
-/// and division of work whose count (cost(), Small's times kSmallSlowdown)
-/// is smallest.
-inline Plan plan(int M, int N, int K, int sms, int big_blocks, int small_blocks, Schemes schemes) {
-  const Plan big = plan_for<Big>(M, N, K, sms, big_blocks, false, schemes.split, schemes.stream_k);
+/// `big_blocks` blocks of Big and `small_blocks` of Small each, whose rows
+/// are 16-byte aligned or not (`aligned`), with `workspace` floats of
+/// workspace: the tiling, division of work and packing whose count (cost(),
+/// Small's times kSmallSlowdown) is smallest.
+inline Plan plan(int M, int N, int K, int sms, int big_blocks, int small_blocks, Schemes schemes,
+                 bool aligned = true, long long workspace = kMaxWorkspaceFloats) {
+  const Plan big = plan_tiling<Big>(M, N, K, sms, big_blocks, false, schemes, aligned, workspace);
   const Plan small =
-      plan_for<Small>(M, N, K, sms, small_blocks, true, schemes.split, schemes.stream_k);
+      plan_tiling<Small>(M, N, K, sms, small_blocks, true, schemes, aligned, workspace);
   return kSmallSlowdown * small.cost < big.cost ? small : big;
 }
 
@@ -469,15 +537,16 @@ inline Plan plan(int M, int N, int K, int sms, int big_blocks, int small_blocks,
 inline Plan stream_k_plan(int M, int N, int K, int sms, int big_blocks, int small_blocks) {
   const Schedule big = stream_k<Big>(M, N, K, sms * big_blocks);
   const Schedule small = stream_k<Small>(M, N, K, sms * small_blocks);
-  const Plan big_plan{false, big, cost<Big>(big, sms, big_blocks)};
-  const Plan small_plan{true, small, cost<Small>(small, sms, small_blocks)};
+  const Plan big_plan{false, big, cost<Big>(big, sms, big_blocks), false, 0};
+  const Plan small_plan{true, small, cost<Small>(small, sms, small_blocks), false, 0};
   return kSmallSlowdown * small_plan.cost < big_plan.cost ? small_plan : big_plan;
 }
 // [end]
 
 // [launch]
 /// Launches sgemm_segments<T, ALIGNED, EDGES> with schedule `s`, and for
-/// split-K in slices, the second pass.
+/// split-K in slices, the second pass, which adds the slices from the
+/// workspace.
 template <class T, bool ALIGNED, bool EDGES>
 void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) {
   static const bool smem_granted =
@@ -486,22 +555,27 @@ void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) 
   const dim3 grid =
       s.stream_k ? dim3(s.dp_tiles + s.blocks) : dim3(s.tiles_m * s.tiles_n, s.slices);
   sgemm_segments<T, ALIGNED, EDGES><<<grid, T::NUM_THREADS, T::SMEM_BYTES, stream>>>(
-      g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C, s);
+      g.M, g.N, g.K, g.alpha, g.A, g.B, g.beta, g.C, g.workspace, s);
   if (!s.stream_k && s.slices > 1) {
     // Split-K's second pass, one thread per 16-byte group of C (or element).
     const long long threads = ALIGNED ? s.elements / 4 : s.elements;
     const int blocks = static_cast<int>((threads + kSumThreads - 1) / kSumThreads);
-    sum_slices<ALIGNED>
-        <<<blocks, kSumThreads, 0, stream>>>(s.elements, s.slices, g.alpha, g.beta, g.C);
+    sum_slices<ALIGNED><<<blocks, kSumThreads, 0, stream>>>(g.workspace, s.elements, s.slices,
+                                                            g.alpha, g.beta, g.C);
   }
+}
+
+/// True when every row of A, B and C starts on a 16-byte boundary.
+inline bool rows_aligned(const ladder::Gemm& g) {
+  return g.K % 4 == 0 && g.N % 4 == 0 && ch12::aligned_16(g.A) && ch12::aligned_16(g.B) &&
+         ch12::aligned_16(g.C);
 }
 
 /// Launches tiling T with schedule `s` on the path chapter 12's launcher
 /// would take: exact, aligned, or general.
 template <class T>
 void launch_tiling(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) {
-  const bool aligned = g.K % 4 == 0 && g.N % 4 == 0 && ch12::aligned_16(g.A) &&
-                       ch12::aligned_16(g.B) && ch12::aligned_16(g.C);
+  const bool aligned = rows_aligned(g);
   const bool exact = g.M % T::BM == 0 && g.N % T::BN == 0 && g.K % T::BK == 0;
   if (aligned && exact) {
     launch_path<T, true, false>(g, s, stream);
@@ -531,23 +605,74 @@ inline int sm_count() {
   return count;
 }
 
-/// The plan this GPU gets for `g` with `schemes`.
-inline Plan plan_on_this_gpu(const ladder::Gemm& g, Schemes schemes) {
+/// The plan this GPU gets for an M x N x K product with `schemes`, rows
+/// aligned or not, and `workspace` floats of workspace.
+inline Plan plan_on_this_gpu(int M, int N, int K, Schemes schemes, bool aligned,
+                             long long workspace) {
   static const int sms = sm_count();
   static const int big_blocks = blocks_per_sm<Big>();
   static const int small_blocks = blocks_per_sm<Small>();
-  return plan(g.M, g.N, g.K, sms, big_blocks, small_blocks, schemes);
+  return plan(M, N, K, sms, big_blocks, small_blocks, schemes, aligned, workspace);
+}
+
+/// The workspace the launcher with `SPLIT` and `STREAM_K` wants for an M x
+/// N x K product whose matrices the harness allocated (16-byte aligned):
+/// what its plan needs, given up to kMaxWorkspaceFloats.
+template <bool SPLIT, bool STREAM_K>
+long long workspace(int M, int N, int K) {
+  const bool aligned = K % 4 == 0 && N % 4 == 0;
+  return plan_on_this_gpu(M, N, K, {SPLIT, STREAM_K}, aligned, kMaxWorkspaceFloats).workspace;
+}
+
+/// Runs `run` on aligned copies of g's matrices in g's workspace: A as
+/// M x Kp, B as Kp x Np and C as M x Np (Kp and Np are K and N rounded up to
+/// multiples of 4), zeros in the added columns and rows, which add nothing
+/// to the products. Then copies C back. `run` gets the copies as a product
+/// of M x Np x Kp, and the rest of the workspace as its own.
+template <class Run>
+void launch_packed(const ladder::Gemm& g, cudaStream_t stream, Run run) {
+  const int M = g.M, N = g.N, K = g.K, Kp = round_up_4(K), Np = round_up_4(N);
+  float* A = g.workspace;
+  float* B = A + 1ll * M * Kp;
+  float* C = B + 1ll * Kp * Np;
+  float* rest = C + 1ll * M * Np;
+  const auto copy = [&](const float* src, int src_ld, int rows, int cols, float* dst, int dst_rows,
+                        int dst_cols) {
+    const long long threads = 1ll * dst_rows * dst_cols;
+    const int blocks = static_cast<int>((threads + kSumThreads - 1) / kSumThreads);
+    copy_padded<<<blocks, kSumThreads, 0, stream>>>(src, src_ld, rows, cols, dst, dst_rows,
+                                                    dst_cols);
+  };
+  copy(g.A, K, M, K, A, M, Kp);
+  copy(g.B, N, K, N, B, Kp, Np);
+  if (g.beta != 0.0f) copy(g.C, N, M, N, C, M, Np);  // with beta == 0, C is not read
+  run(ladder::Gemm{M, Np, Kp, g.alpha, A, B, g.beta, C, rest,
+                   g.workspace_floats - packed_floats(M, N, K)});
+  copy(C, Np, M, N, g.C, M, N);
+}
+
+/// Launches tiling T as plan `p` says: packed or not.
+template <class T>
+void launch_plan(const ladder::Gemm& g, const Plan& p, cudaStream_t stream) {
+  if (p.packed) {
+    launch_packed(g, stream, [&](const ladder::Gemm& packed) {
+      launch_tiling<T>(packed, p.schedule, stream);
+    });
+  } else {
+    launch_tiling<T>(g, p.schedule, stream);
+  }
 }
 
 /// @brief Launches `g` as plan() says, with the schemes `SPLIT` and
-/// `STREAM_K` allow.
+/// `STREAM_K` allow and the workspace g has.
 template <bool SPLIT, bool STREAM_K>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
-  const Plan p = plan_on_this_gpu(g, {SPLIT, STREAM_K});
+  const Plan p =
+      plan_on_this_gpu(g.M, g.N, g.K, {SPLIT, STREAM_K}, rows_aligned(g), g.workspace_floats);
   if (p.small) {
-    launch_tiling<Small>(g, p.schedule, stream);
+    launch_plan<Small>(g, p, stream);
   } else {
-    launch_tiling<Big>(g, p.schedule, stream);
+    launch_plan<Big>(g, p, stream);
   }
 }
 
@@ -585,17 +710,21 @@ inline ladder::Chapter chapter() {
   constants.push_back({"SMALL_SLOWDOWN_PER_MILLE", static_cast<long long>(1000 * kSmallSlowdown)});
   constants.push_back({"MAX_SHARED_TILES", kMaxSharedTiles});
   constants.push_back(
-      {"WORKSPACE_BYTES", kWorkspaceFloats * static_cast<long long>(sizeof(float))});
-  return {
-      "13-tail",
-      "The tail",
-      __FILE__,
-      {{ladder::kDefaultVariant, "Tiles, split-K or stream-K", launch<true, true>,
-        ch12::accepts<Big>, kernel, constants},
-       {"tiles", "A tiling per size", launch<false, false>, ch12::accepts<Big>, kernel, constants},
-       {"split-k", "Tiles or split-K", launch<true, false>, ch12::accepts<Big>, kernel, constants},
-       {"stream-k", "Stream-K at every size", launch_stream_k, ch12::accepts<Big>, kernel,
-        constants}}};
+      {"GENERAL_SLOWDOWN_PER_MILLE", static_cast<long long>(1000 * kGeneralSlowdown)});
+  constants.push_back(
+      {"MAX_WORKSPACE_BYTES", kMaxWorkspaceFloats * static_cast<long long>(sizeof(float))});
+  constexpr ladder::Arithmetic fp32 = ladder::Arithmetic::kFp32;
+  return {"13-tail",
+          "The tail",
+          __FILE__,
+          {{ladder::kDefaultVariant, "Tiles, split-K or stream-K", launch<true, true>,
+            ch12::accepts<Big>, kernel, constants, fp32, workspace<true, true>},
+           {"tiles", "A tiling per size", launch<false, false>, ch12::accepts<Big>, kernel,
+            constants, fp32, workspace<false, false>},
+           {"split-k", "Tiles or split-K", launch<true, false>, ch12::accepts<Big>, kernel,
+            constants, fp32, workspace<true, false>},
+           {"stream-k", "Stream-K at every size", launch_stream_k, ch12::accepts<Big>, kernel,
+            constants}}};
 }
 // [end]
 

@@ -3,9 +3,11 @@
 // warpgroup drives it, mbarriers hand the stages to two consumer warpgroups,
 // and they multiply with wgmma, the tensor cores' asynchronous warpgroup MMA,
 // on TF32, or on 3xTF32 (the variant "3xtf32"). Everything but main(), which
-// is in kernel.cu. It needs the sm_90a target (an H100 or H200); products
-// whose rows TMA cannot copy (K or N not a multiple of 4) run chapter 14's
-// mma.sync kernel instead, or chapter 15's for 3xTF32.
+// is in kernel.cu. It needs the sm_90a target (an H100 or H200). Products
+// whose rows TMA cannot copy (K or N not a multiple of 4) run on aligned
+// copies in the workspace the harness gives (chapter 13's launch_packed());
+// without one, chapter 14's mma.sync kernel runs them, or chapter 15's for
+// 3xTF32.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
@@ -17,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../13-tail/kernel.cuh"
 #include "../14-tf32/kernel.cuh"
 #include "../15-3xtf32/kernel.cuh"
 #include "tiling.cuh"
@@ -523,13 +526,27 @@ inline bool tma_can_copy(const ladder::Gemm& g) {
   return g.K % 4 == 0 && g.N % 4 == 0 && aligned16(g.A) && aligned16(g.B);
 }
 
+/// The workspace the launchers want: room for aligned copies of the
+/// matrices (chapter 13's packed_floats()) when TMA cannot copy their rows.
+/// Copying costs a few floats per element of C; chapter 14's kernel, the
+/// other way, runs at a fraction of this one's speed.
+inline long long workspace(int M, int N, int K) {
+  return K % 4 == 0 && N % 4 == 0 ? 0 : ch13::packed_floats(M, N, K);
+}
+
 /// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
-/// any other product runs chapter 14's kernel (chapter 15's for 3xTF32).
-/// The tensor maps are encoded on the host for each new pair of matrices (a
-/// call to the driver, no allocation) and passed to the kernel as parameters.
+/// any other product on aligned copies (chapter 13's launch_packed()), or
+/// with too little workspace for them, chapter 14's kernel (chapter 15's
+/// for 3xTF32). The tensor maps are encoded on the host for each new pair of
+/// matrices (a call to the driver, no allocation) and passed to the kernel
+/// as parameters.
 template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   if (!tma_can_copy(g)) {
+    if (g.workspace_floats >= ch13::packed_floats(g.M, g.N, g.K)) {
+      return ch13::launch_packed(g, stream,
+                                 [&](const ladder::Gemm& packed) { launch<T>(packed, stream); });
+    }
     // Chapter 14's kernel on TF32, or chapter 15's on 3xTF32.
     using Fallback = std::conditional_t<T::PRODUCTS == 3, ch15::Chosen, ch14::Chosen>;
     return ch14::launch<Fallback>(g, stream);
@@ -552,18 +569,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [end]
 
 // [launch-by-count]
-/// The SMs of the current GPU.
-inline int sm_count() {
-  int device = 0, count = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-  return count;
-}
-
 /// The chapter's own launcher: the 256-row tile where its count is the
 /// smaller, the 128-row tile otherwise.
 inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
-  static const int sms = sm_count();
+  static const int sms = ch13::sm_count();  // chapter 13's
   if (copy_rounds<Wide>(g.M, g.N, sms) < copy_rounds<Chosen>(g.M, g.N, sms)) {
     launch<Wide>(g, stream);
   } else {
@@ -613,7 +622,8 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
           ladder::accepts_any_size,
           kernel,
           constants<T>(),
-          T::PRODUCTS == 3 ? ladder::Arithmetic::kFp32 : ladder::Arithmetic::kTf32};
+          T::PRODUCTS == 3 ? ladder::Arithmetic::kFp32 : ladder::Arithmetic::kTf32,
+          workspace};
 }
 
 /// @brief This chapter as the runner and --describe see it: on TF32, the

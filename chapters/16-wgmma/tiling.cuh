@@ -59,7 +59,8 @@ struct Tiling {
   static constexpr int CONSUMER_REGISTERS = SHIFTS_REGISTERS ? 232 : 0;
 };
 
-/// The tile this chapter runs: 128 x 128.
+/// The 128 x 128 tile: the variant "square", and the launcher's pick where
+/// the count (copy_rounds()) does not favour Wide.
 using Chosen = Tiling<128>;
 /// Twice as many rows: the same B tile serves twice the product.
 using Wide = Tiling<256>;

@@ -240,9 +240,13 @@ class ResourcesDirective(_AnalysisDirective):
             f"`bin/{path.name}`, threads per block and dynamic shared memory from "
             f"`bin/{path.name} --describe`{_variant_words(variant)}. Reported: "
             "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU."
-            + _workspace_words(variant),
+            + _workspace_words(variant, self.variant_results(slug)),
             ["ladder-provenance"]))
         return output
+
+    def variant_results(self, slug: str) -> list[results.ChapterResult]:
+        """Every GPU's result of the variant `slug`."""
+        return results.load_chapter_results(self.results_root, slug, self.repo_root)
 
     def reported(self, slug: str, variant: dict,
                  kernels: list[dict]) -> list[tuple[ReportedResources, results.ChapterResult]]:
@@ -263,14 +267,26 @@ class ResourcesDirective(_AnalysisDirective):
         return found
 
 
-def _workspace_words(variant: dict) -> str:
-    """' Besides, a workspace of ... in global memory' when --describe gives
-    the variant a WORKSPACE_BYTES constant (chapter 13's split-K), else ''."""
-    size = (variant.get("constants") or {}).get("WORKSPACE_BYTES")
-    if not size:
+def _workspace_words(variant: dict, measured: list[results.ChapterResult]) -> str:
+    """' Besides, a workspace ...' when --describe says the variant asks the
+    harness for one (chapter 13's copies and slices), with the largest each
+    GPU's result recorded and at which size; else ''."""
+    if not variant.get("workspace"):
         return ""
-    return (f" Besides, the launcher uses a workspace of {size:,} bytes "
-            f"({size / 2**20:g} MiB) in global memory (`WORKSPACE_BYTES`).")
+    words = (" Besides, the launcher asks the harness for a workspace in global memory, "
+             "as large as its plan for each product needs.")
+    for result in measured:
+        used = [e for e in result.data["sizes"] if e.get("workspace_bytes")]
+        if not used:
+            words += f" On the {result.provenance['gpu']}, no measured size used one."
+            continue
+        largest = max(used, key=lambda e: e["workspace_bytes"])
+        size = int(largest["workspace_bytes"])
+        words += (f" On the {result.provenance['gpu']}, {len(used)} of the "
+                  f"{len(result.data['sizes'])} measured sizes used one, the largest "
+                  f"{size / 2**20:,.1f} MiB ({size:,} bytes) at "
+                  f"{largest['M']} × {largest['N']} × {largest['K']}.")
+    return words
 
 
 def _variant_words(variant: dict) -> str:

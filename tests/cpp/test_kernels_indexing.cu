@@ -389,6 +389,32 @@ TEST(Chapter13Tail, CountsAsTheChapterDoes) {
   EXPECT_DOUBLE_EQ(ch13::cost<Small>(k, 132, 3), 3.0 * 64 * 128 * (21 + 2 * (2 + 5 - 1)));
 }
 
+TEST(Chapter13Tail, PacksWhenTheCopiesCostLessThanTheGeneralPath) {
+  const auto plan = [](int M, int N, int K, long long workspace) {
+    return ch13::plan(M, N, K, 132, 1, 3, {true, true}, /*aligned=*/false, workspace);
+  };
+  // 4097: the copies move about 6 floats per element of C, 12 K-steps of
+  // one element, against 257 steps of the product: packed, whatever the
+  // schedule. The workspace holds the copies and then the schedule's slices.
+  const ch13::Plan odd = plan(4097, 4097, 4097, ch13::kMaxWorkspaceFloats);
+  EXPECT_TRUE(odd.packed);
+  EXPECT_EQ(odd.schedule.steps, 4100 / 16 + 1);
+  EXPECT_EQ(odd.schedule.elements, 4097ll * 4100);
+  const long long slices = odd.schedule.stream_k ? 0 : odd.schedule.slices * odd.schedule.elements;
+  EXPECT_EQ(odd.workspace, ch13::packed_floats(4097, 4097, 4097) + slices);
+  // A as 4097 x 4100, B as 4100 x 4100, C as 4097 x 4100.
+  EXPECT_EQ(ch13::packed_floats(4097, 4097, 4097), 2 * 4097ll * 4100 + 4100ll * 4100);
+  // Without room for the copies: the general path.
+  const ch13::Plan cramped = plan(4097, 4097, 4097, ch13::packed_floats(4097, 4097, 4097) - 1);
+  EXPECT_FALSE(cramped.packed);
+  // A thin product: copying B (4097 x 4096) for a C of 128 x 4096 moves
+  // about 65 floats per element of C, 130 K-steps of one, more than the
+  // quarter that the general path adds: not packed.
+  EXPECT_FALSE(plan(128, 4096, 4097, ch13::kMaxWorkspaceFloats).packed);
+  // Aligned rows are never packed.
+  EXPECT_FALSE(ch13::plan(1000, 1000, 1000, 132, 1, 3, {true, true}).packed);
+}
+
 TEST(Chapter13Tail, PicksAsTheCountSays) {
   // On an H200 (132 SMs), with the blocks per SM of the two tilings there.
   const auto plan = [](int M, int N, int K) {
@@ -417,7 +443,8 @@ TEST(Chapter13Tail, PicksAsTheCountSays) {
     const ch13::Plan p = plan(M, N, K);
     EXPECT_TRUE(p.schedule.stream_k || p.schedule.slices > 1) << M << " x " << N << " x " << K;
   }
-  // Too many elements for the workspace: never split, whatever the count.
+  // Slices that would not fit in the most workspace the launcher asks for
+  // (kMaxWorkspaceFloats): never split, whatever the count.
   const ch13::Plan huge = plan(32768, 32768, 64);
   EXPECT_FALSE(huge.schedule.stream_k);
   EXPECT_EQ(huge.schedule.slices, 1);

@@ -131,7 +131,13 @@ inline void check(const ladder::Variant& variant, Size size, Call call, uint32_t
     }
   }
 
-  const ladder::Gemm g{M, N, K, call.alpha, A.data(), B.data(), call.beta, C.data()};
+  // The scratch memory the variant asks for, as the runner gives it: 16-byte
+  // aligned, between guards, and full of NaN, so that a launcher that reads
+  // what it did not write shows it.
+  const long long workspace = ladder::workspace_floats(variant, M, N, K);
+  Guarded W(size_t(workspace), false);
+  const ladder::Gemm g{M,        N,         K,        call.alpha, A.data(),
+                       B.data(), call.beta, C.data(), W.data(),   workspace};
   ASSERT_NO_THROW(variant.launch(g, nullptr));
 
   // FP32's tolerance, or TF32's for a variant that promises only that.
@@ -143,6 +149,7 @@ inline void check(const ladder::Variant& variant, Size size, Call call, uint32_t
                          << first_wrong(C.data(), ref, N, a.tolerance);
   EXPECT_TRUE(C.guards_intact()) << "the kernel wrote outside C";
   EXPECT_TRUE(A.guards_intact() && B.guards_intact()) << "the kernel wrote outside A or B";
+  EXPECT_TRUE(W.guards_intact()) << "the launcher wrote outside its workspace";
   EXPECT_TRUE(std::equal(A0.begin(), A0.end(), A.data()) &&
               std::equal(B0.begin(), B0.end(), B.data()))
       << "the kernel changed A or B";

@@ -28,13 +28,35 @@ const std::vector<emulated::Size> kSizes = {
     {130, 263, 77},  // general
 };
 
-// A variant that runs tiling T with a fixed schedule, made by `make`.
+// A variant that runs tiling T with a fixed schedule, made by `make`, with
+// the workspace its slices need.
 template <class T, ch13::Schedule (*make)(int, int, int, int), int COUNT>
 ladder::Variant forced(const char* name) {
   const auto launch = [](const ladder::Gemm& g, cudaStream_t stream) {
     ch13::launch_tiling<T>(g, make(g.M, g.N, g.K, COUNT), stream);
   };
-  return {name, name, launch, ch12::accepts<T>, {}, {}};
+  const auto workspace = [](int M, int N, int K) -> long long {
+    const ch13::Schedule s = make(M, N, K, COUNT);
+    return s.stream_k ? 0 : s.slices * s.elements;
+  };
+  return {name, name, launch, ch12::accepts<T>, {}, {}, ladder::Arithmetic::kFp32, workspace};
+}
+
+// The same on packed copies of the matrices (ch13::launch_packed()): the
+// schedule is of the packed sizes, and the workspace holds the copies first.
+template <class T, ch13::Schedule (*make)(int, int, int, int), int COUNT>
+ladder::Variant forced_packed(const char* name) {
+  const auto launch = [](const ladder::Gemm& g, cudaStream_t stream) {
+    const int Np = ch13::round_up_4(g.N), Kp = ch13::round_up_4(g.K);
+    const ch13::Schedule s = make(g.M, Np, Kp, COUNT);
+    ch13::launch_packed(
+        g, stream, [&](const ladder::Gemm& packed) { ch13::launch_tiling<T>(packed, s, stream); });
+  };
+  const auto workspace = [](int M, int N, int K) -> long long {
+    const ch13::Schedule s = make(M, ch13::round_up_4(N), ch13::round_up_4(K), COUNT);
+    return ch13::packed_floats(M, N, K) + (s.stream_k ? 0 : s.slices * s.elements);
+  };
+  return {name, name, launch, ch12::accepts<T>, {}, {}, ladder::Arithmetic::kFp32, workspace};
 }
 
 }  // namespace
@@ -60,6 +82,9 @@ TEST(Emulated, Ch13SplitAndStreamK) {
       forced<Big, ch13::stream_k<Big>, 5>("Big, stream-K in 5 blocks"),
       forced<Small, ch13::stream_k<Small>, 7>("Small, stream-K in 7 blocks"),
       forced<Small, ch13::stream_k<Small>, 2>("Small, 2 rounds' worth shared by 2 blocks"),
+      forced_packed<Big, ch13::split_k<Big>, 1>("Big on packed copies"),
+      forced_packed<Small, ch13::split_k<Small>, 3>("Small on packed copies, split-K in 3"),
+      forced_packed<Big, ch13::stream_k<Big>, 5>("Big on packed copies, stream-K in 5 blocks"),
   };
   std::vector<emulated::Call> calls = emulated::kCalls;
   calls.push_back({0.75f, 0.5f, /*misaligned=*/true});

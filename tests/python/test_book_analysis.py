@@ -707,19 +707,30 @@ def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphin
 
 
 def test_the_resources_table_states_the_workspace(binaries, sphinx_python, tmp_path):
-    # Chapter 13's split-K workspace, as its --describe gives it; chapter 12
-    # has none.
-    empty = tmp_path / "results"
-    empty.mkdir()
-    page = "# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n```{ladder-resources} 12-final\n```\n"
-    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
-    assert done.returncode == 0, done.stdout + done.stderr
+    # Chapter 13 asks the harness for a workspace (its --describe says so);
+    # the table states the largest a result recorded, and where. Chapter 12
+    # asks for none.
     _, variant = find_variant(ROOT, binaries, "13-tail")
-    size = variant["constants"]["WORKSPACE_BYTES"]
-    assert size > 0
+    assert variant["workspace"] is True
+    _, plain = find_variant(ROOT, binaries, "12-final")
+    assert plain["workspace"] is False
+    measured = tmp_path / "results"
+    real = ROOT / "results" / "h200" / "chapters" / "13-tail.json"
+    data = json.loads(real.read_text())
+    for entry in data["sizes"]:
+        entry.pop("workspace_bytes", None)
+    data["sizes"][1]["workspace_bytes"] = 3 * 2**20
+    data["sizes"][2]["workspace_bytes"] = 5 * 2**20
+    (measured / "h200" / "chapters").mkdir(parents=True)
+    (measured / "h200" / "chapters" / "13-tail.json").write_text(json.dumps(data))
+    page = "# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n```{ladder-resources} 12-final\n```\n"
+    done = build_page(sphinx_python, tmp_path, page, measured, binaries)
+    assert done.returncode == 0, done.stdout + done.stderr
     text = page_text(tmp_path)
-    assert text.count("workspace of") == 1
-    assert f"workspace of {size:,} bytes ({size / 2**20:g} MiB)" in text
+    assert text.count("asks the harness for a workspace") == 1
+    big = data["sizes"][2]
+    assert (f"2 of the {len(data['sizes'])} measured sizes used one, the largest 5.0 MiB "
+            f"({5 * 2**20:,} bytes) at {big['M']} × {big['N']} × {big['K']}") in " ".join(text.split())
 
 
 def test_describe_finds_the_variant_of_a_result(binaries):

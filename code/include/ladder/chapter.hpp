@@ -21,7 +21,9 @@ namespace ladder {
 
 /// One GEMM problem on the device. All matrices are row-major and densely
 /// packed: A is M x K (leading dimension K), B is K x N (leading dimension N)
-/// and C is M x N (leading dimension N).
+/// and C is M x N (leading dimension N). `workspace` is scratch memory of
+/// `workspace_floats` floats, 16-byte aligned, for a launcher that asks for
+/// it (Variant::workspace); nullptr and 0 otherwise.
 struct Gemm {
   int M;
   int N;
@@ -31,11 +33,19 @@ struct Gemm {
   const float* B;
   float beta;
   float* C;
+  float* workspace = nullptr;
+  long long workspace_floats = 0;
 };
 
 /// Enqueues the chapter's kernel(s) for `g` on `stream`. It must not
 /// synchronize and must not allocate; the runner checks launch errors.
 using LaunchFn = void (*)(const Gemm& g, cudaStream_t stream);
+
+/// The floats of scratch memory a launcher wants for an M x N x K product
+/// whose matrices start on 16-byte boundaries; 0 for none. The runner
+/// allocates them before the product is checked or timed and passes them in
+/// Gemm::workspace. Called before anything is launched.
+using WorkspaceFn = long long (*)(int M, int N, int K);
 
 /// Returns an empty string when the chapter can compute an M x N x K product,
 /// otherwise one sentence that says why not (for example "M must be a
@@ -76,7 +86,13 @@ struct Variant {
   KernelInfo kernel;                ///< optional: the main kernel, for the resource report
   std::vector<Constant> constants;  ///< the tiling's parameters and derived constants
   Arithmetic arithmetic = Arithmetic::kFp32;  ///< the accuracy it promises
+  WorkspaceFn workspace = nullptr;            ///< optional: the scratch memory it wants
 };
+
+/// The floats of workspace variant `v` wants for an M x N x K product.
+inline long long workspace_floats(const Variant& v, int M, int N, int K) {
+  return v.workspace ? v.workspace(M, N, K) : 0;
+}
 
 /// The error a variant may have against an exact product with inner
 /// dimension K: FP32's, or TF32's (accuracy.hpp).

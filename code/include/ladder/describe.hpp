@@ -313,7 +313,8 @@ inline Json variant_json(const Chapter& chapter, size_t index, bool use_gpu) {
       .set("arithmetic", v.arithmetic == Arithmetic::kTf32 ? "tf32" : "fp32")
       .set("constants", constants_json(v.constants))
       .set("kernel", kernel_json(v.kernel, use_gpu))
-      .set("accepts", accepts_json(v.accepts));
+      .set("accepts", accepts_json(v.accepts))
+      .set("workspace", v.workspace != nullptr);
 }
 
 /// The whole of --describe: the chapter, its two source files (repository-

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,7 @@ struct SizeResult {
   Accuracy cublas_fp64;  ///< cuBLAS against FP64 (small sizes)
   bool correct = true;   ///< every check passed
   bool timed = false;
+  long long workspace_bytes = 0;  ///< the scratch memory the variant asked for
   std::string timing_skipped;
   Summary kernel_ms;
   Summary cublas_ms;
@@ -164,7 +166,22 @@ inline SizeResult run_size(const Chapter& chapter, const Variant& variant, const
   r.size = s;
   DeviceBuffer A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C0(size_t(s.M) * s.N),
       C(size_t(s.M) * s.N), Cref(size_t(s.M) * s.N);
-  const Gemm kernel_gemm{s.M, s.N, s.K, o.alpha, A.get(), B.get(), o.beta, C.get()};
+  // The variant's scratch memory, if it wants any, allocated here so that no
+  // launch allocates and no timing includes an allocation.
+  const long long workspace_floats = ladder::workspace_floats(variant, s.M, s.N, s.K);
+  r.workspace_bytes = workspace_floats * static_cast<long long>(sizeof(float));
+  std::unique_ptr<DeviceBuffer> W;
+  if (workspace_floats > 0) W = std::make_unique<DeviceBuffer>(size_t(workspace_floats));
+  const Gemm kernel_gemm{s.M,
+                         s.N,
+                         s.K,
+                         o.alpha,
+                         A.get(),
+                         B.get(),
+                         o.beta,
+                         C.get(),
+                         W ? W->get() : nullptr,
+                         workspace_floats};
   const Gemm cublas_args{s.M, s.N, s.K, o.alpha, A.get(), B.get(), o.beta, Cref.get()};
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
@@ -329,6 +346,7 @@ inline Json size_json(const SizeResult& r) {
     }
     j.set("fp64_error", errors);
   }
+  if (r.workspace_bytes > 0) j.set("workspace_bytes", static_cast<double>(r.workspace_bytes));
   j.set("correct", r.correct);
   return j;
 }
