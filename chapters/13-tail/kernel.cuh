@@ -62,15 +62,18 @@ __device__ void store_release(int* p, int value) {
 // [pack]
 /// Copies the rows x cols matrix `src` (leading dimension src_ld) into the
 /// dst_rows x dst_cols matrix `dst` (leading dimension dst_cols), with zeros
-/// wherever src has no element. One thread per element of dst.
-/// @pre the grid covers dst_rows * dst_cols threads.
+/// wherever src has no element. A thread per column of dst (blockIdx.x picks
+/// kCopyThreads of them), each walking down rows blockIdx.y, blockIdx.y +
+/// gridDim.y, ...: consecutive threads touch consecutive floats of a row.
+constexpr int kCopyThreads = 256;
 __global__ void copy_padded(const float* src, int src_ld, int rows, int cols, float* dst,
                             int dst_rows, int dst_cols) {
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= 1ll * dst_rows * dst_cols) return;
-  const int row = static_cast<int>(i / dst_cols);
-  const int col = static_cast<int>(i % dst_cols);
-  dst[i] = row < rows && col < cols ? src[1ll * row * src_ld + col] : 0.0f;
+  const int col = blockIdx.x * kCopyThreads + threadIdx.x;
+  if (col >= dst_cols) return;
+  for (int row = blockIdx.y; row < dst_rows; row += gridDim.y) {
+    const float x = row < rows && col < cols ? src[1ll * row * src_ld + col] : 0.0f;
+    dst[1ll * row * dst_cols + col] = x;
+  }
 }
 
 /// n rounded up to a multiple of 4: a row of that many floats is a whole
@@ -426,6 +429,13 @@ constexpr double kFloatSteps = 2.0;
 /// measured at 4097, against 4096 (the chapter shows the fit).
 constexpr double kGeneralSlowdown = 5.0 / 4.0;
 
+/// A copy's fixed cost, whatever its size: its launch, the wait for its
+/// first loads and for its last stores. The count takes about 4 us, at 1.98
+/// GHz and 8 K-steps of one element a clock, for each of the four copies
+/// of a packed product (C in, as the count assumes beta != 0, and out).
+constexpr double kCopyFixedSteps = 4 * 1980 * 8;
+constexpr int kCopies = 4;
+
 /// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`
 /// SMs that hold `blocks_per_sm` of its blocks each, in elements of C times
 /// K-steps: the busiest SM's blocks (busiest_sm()) times the steps each one
@@ -493,7 +503,8 @@ Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, Schem
 /// Tiling T's plan for a product whose rows are 16-byte aligned or not
 /// (`aligned`): on the general path, its cost() a quarter dearer; or, when
 /// the copies fit in `workspace` and their sizes in 32-bit indices, on
-/// packed copies, plus the copies' floats at kFloatSteps each. The cheaper.
+/// packed copies, plus the copies: their floats at kFloatSteps each and
+/// their fixed costs. The cheaper.
 template <class T>
 Plan plan_tiling(int M, int N, int K, int sms, int blocks_per_sm, bool small, Schemes schemes,
                  bool aligned, long long workspace) {
@@ -507,7 +518,7 @@ Plan plan_tiling(int M, int N, int K, int sms, int blocks_per_sm, bool small, Sc
                          1ll * M * Np <= ladder::kMaxMatrixElements;
   if (copies > workspace || !indexable) return best;
   Plan packed = plan_for<T>(M, Np, Kp, sms, blocks_per_sm, small, schemes, workspace - copies);
-  packed.cost += kFloatSteps * packing_moves(M, N, K) / sms;
+  packed.cost += kFloatSteps * packing_moves(M, N, K) / sms + kCopies * kCopyFixedSteps;
   packed.packed = true;
   packed.workspace += copies;
   return packed.cost < best.cost ? packed : best;
@@ -638,10 +649,10 @@ void launch_packed(const ladder::Gemm& g, cudaStream_t stream, Run run) {
   float* rest = C + 1ll * M * Np;
   const auto copy = [&](const float* src, int src_ld, int rows, int cols, float* dst, int dst_rows,
                         int dst_cols) {
-    const long long threads = 1ll * dst_rows * dst_cols;
-    const int blocks = static_cast<int>((threads + kSumThreads - 1) / kSumThreads);
-    copy_padded<<<blocks, kSumThreads, 0, stream>>>(src, src_ld, rows, cols, dst, dst_rows,
-                                                    dst_cols);
+    // Up to 4096 rows at once (gridDim.y may not pass 65 535).
+    const dim3 grid(ladder::ceil_div(dst_cols, kCopyThreads), dst_rows < 4096 ? dst_rows : 4096);
+    copy_padded<<<grid, kCopyThreads, 0, stream>>>(src, src_ld, rows, cols, dst, dst_rows,
+                                                   dst_cols);
   };
   copy(g.A, K, M, K, A, M, Kp);
   copy(g.B, N, K, N, B, Kp, Np);

@@ -411,6 +411,9 @@ TEST(Chapter13Tail, PacksWhenTheCopiesCostLessThanTheGeneralPath) {
   // about 65 floats per element of C, 130 K-steps of one, more than the
   // quarter that the general path adds: not packed.
   EXPECT_FALSE(plan(128, 4096, 4097, ch13::kMaxWorkspaceFloats).packed);
+  // A small product: the copies' fixed costs outweigh what they save.
+  EXPECT_FALSE(plan(1001, 1001, 1001, ch13::kMaxWorkspaceFloats).packed);
+  EXPECT_TRUE(plan(2049, 2049, 2049, ch13::kMaxWorkspaceFloats).packed);
   // Aligned rows are never packed.
   EXPECT_FALSE(ch13::plan(1000, 1000, 1000, 132, 1, 3, {true, true}).packed);
 }
