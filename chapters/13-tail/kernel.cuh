@@ -429,11 +429,13 @@ constexpr double kFloatSteps = 2.0;
 /// measured at 4097, against 4096 (the chapter shows the fit).
 constexpr double kGeneralSlowdown = 5.0 / 4.0;
 
-/// A copy's fixed cost, whatever its size: its launch, the wait for its
-/// first loads and for its last stores. The count takes about 4 us, at 1.98
-/// GHz and 8 K-steps of one element a clock, for each of the four copies
-/// of a packed product (C in, as the count assumes beta != 0, and out).
-constexpr double kCopyFixedSteps = 4 * 1980 * 8;
+/// A copy's fixed cost, whatever its size, for each of the four copies of a
+/// packed product (C in, as the count assumes beta != 0, and out): 0.5 us,
+/// at 1.98 GHz and 8 K-steps of one element a clock. The value is fitted to
+/// two products timed both ways: 1001^3 ran faster packed, 513^3 on the
+/// general path. A launch alone takes longer; but the general path's
+/// slowdown grows at small sizes, which one kGeneralSlowdown does not see.
+constexpr double kCopyFixedSteps = 0.5 * 1980 * 8;
 constexpr int kCopies = 4;
 
 /// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`

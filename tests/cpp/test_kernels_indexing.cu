@@ -411,8 +411,10 @@ TEST(Chapter13Tail, PacksWhenTheCopiesCostLessThanTheGeneralPath) {
   // about 65 floats per element of C, 130 K-steps of one, more than the
   // quarter that the general path adds: not packed.
   EXPECT_FALSE(plan(128, 4096, 4097, ch13::kMaxWorkspaceFloats).packed);
-  // A small product: the copies' fixed costs outweigh what they save.
-  EXPECT_FALSE(plan(1001, 1001, 1001, ch13::kMaxWorkspaceFloats).packed);
+  // The two products kCopyFixedSteps is fitted to: 1001 packed, 513 not,
+  // its copies' fixed costs outweighing what they save.
+  EXPECT_TRUE(plan(1001, 1001, 1001, ch13::kMaxWorkspaceFloats).packed);
+  EXPECT_FALSE(plan(513, 513, 513, ch13::kMaxWorkspaceFloats).packed);
   EXPECT_TRUE(plan(2049, 2049, 2049, ch13::kMaxWorkspaceFloats).packed);
   // Aligned rows are never packed.
   EXPECT_FALSE(ch13::plan(1000, 1000, 1000, 132, 1, 3, {true, true}).packed);
