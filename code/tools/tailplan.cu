@@ -71,7 +71,7 @@ constexpr const char* kBigTiles = "big-tiles";
 
 ch13::Plan big_tiles_plan(const Size& z, const Gpu& g) {
   const ch13::Schedule plain = ch13::split_k<ch13::Big>(z.M, z.N, z.K, 1);
-  return {false, plain, ch13::cost<ch13::Big>(plain, g.sms, g.big_blocks)};
+  return {false, plain, ch13::cost<ch13::Big>(plain, g.sms, g.big_blocks), false, 0};
 }
 
 /// The plan variant `name` runs for `z` (or "big-tiles").
@@ -79,8 +79,11 @@ ch13::Plan plan_of(const std::string& name, const Size& z, const Gpu& g) {
   if (name == kStreamK) return stream_k_plan(z, g);
   if (name == kBigTiles) return big_tiles_plan(z, g);
   for (const Variant& v : kPlanned) {
-    if (name == v.name)
-      return ch13::plan(z.M, z.N, z.K, g.sms, g.big_blocks, g.small_blocks, v.schemes);
+    if (name == v.name) {
+      // Rows aligned as the harness allocates them: K and N multiples of 4.
+      const bool aligned = z.K % 4 == 0 && z.N % 4 == 0;
+      return ch13::plan(z.M, z.N, z.K, g.sms, g.big_blocks, g.small_blocks, v.schemes, aligned);
+    }
   }
   fail("no variant '" + name + "' (default, tiles, split-k, stream-k; or big-tiles)");
 }
@@ -107,18 +110,27 @@ ladder::Json tiling_json(int blocks_per_sm) {
   return out;
 }
 
+/// The part of p's count that is the packed copies (0 when not packed), as
+/// ch13::plan_tiling() adds it. The schedule is of the padded sizes; the
+/// copies' floats are of the product's own, `z`.
+double copies(const ch13::Plan& p, const Size& z, const Gpu& g) {
+  if (!p.packed) return 0.0;
+  return ch13::kFloatSteps * ch13::packing_moves(z.M, z.N, z.K) / g.sms +
+         ch13::kCopies * ch13::kCopyFixedSteps;
+}
+
 /// The part of p's count that is split-K's second pass: its cost() less
-/// its blocks' rounds (0 when there is no second pass).
-double second_pass(const ch13::Plan& p, const Gpu& g) {
+/// its blocks' rounds and its copies (0 when there is no second pass).
+double second_pass(const ch13::Plan& p, const Size& z, const Gpu& g) {
   const ch13::Schedule& s = p.schedule;
   if (s.stream_k || s.slices == 1) return 0.0;
   const long long blocks = 1ll * s.tiles_m * s.tiles_n * s.slices;
   const double rounds = p.small ? ch13::busiest_sm<ch13::Small>(blocks, g.sms, g.small_blocks)
                                 : ch13::busiest_sm<ch13::Big>(blocks, g.sms, g.big_blocks);
-  return p.cost - rounds * (s.steps_per_slice + ch13::kSegmentOverheadSteps);
+  return p.cost - copies(p, z, g) - rounds * (s.steps_per_slice + ch13::kSegmentOverheadSteps);
 }
 
-ladder::Json plan_json(const ch13::Plan& p, const Gpu& g) {
+ladder::Json plan_json(const ch13::Plan& p, const Size& z, const Gpu& g) {
   const ch13::Schedule& s = p.schedule;
   ladder::Json out = ladder::Json::object();
   out.set("tiling", p.small ? "small" : "big");
@@ -133,7 +145,9 @@ ladder::Json plan_json(const ch13::Plan& p, const Gpu& g) {
   out.set("dp_tiles", s.stream_k ? s.dp_tiles : 0);
   out.set("sharing_blocks", s.stream_k ? s.blocks : 0);
   out.set("cost", static_cast<double>(p.cost));
-  out.set("second_pass", second_pass(p, g));
+  out.set("second_pass", second_pass(p, z, g));
+  out.set("packed", p.packed);
+  out.set("copies", copies(p, z, g));
   // What ch13::plan() compares: Small's count times kSmallSlowdown.
   out.set("weighted_cost", p.small ? ch13::kSmallSlowdown * p.cost : static_cast<double>(p.cost));
   return out;
@@ -161,11 +175,11 @@ ladder::Json plans_json(const std::vector<Size>& sizes, const Gpu& g) {
   ladder::Json entries = ladder::Json::array();
   for (const Size& z : sizes) {
     ladder::Json variants = ladder::Json::object();
-    for (const Variant& v : kPlanned) variants.set(v.name, plan_json(plan_of(v.name, z, g), g));
-    variants.set(kStreamK, plan_json(plan_of(kStreamK, z, g), g));
+    for (const Variant& v : kPlanned) variants.set(v.name, plan_json(plan_of(v.name, z, g), z, g));
+    variants.set(kStreamK, plan_json(plan_of(kStreamK, z, g), z, g));
     ladder::Json entry = size_json(z);
     entry.set("variants", std::move(variants));
-    entry.set("big_tiles", plan_json(big_tiles_plan(z, g), g));
+    entry.set("big_tiles", plan_json(big_tiles_plan(z, g), z, g));
     entries.push(std::move(entry));
   }
   ladder::Json out = gpu_json(g);
@@ -223,7 +237,7 @@ ladder::Json segments_json(const std::string& name, const Size& z, const Gpu& g)
   ladder::Json out = gpu_json(g);
   out.set("variant", name);
   out.set("size", size_json(z));
-  out.set("plan", plan_json(p, g));
+  out.set("plan", plan_json(p, z, g));
   out.set("blocks", std::move(blocks));
   return out;
 }
