@@ -167,10 +167,13 @@ TILING_WORDS = {"big": "Big", "small": "Small"}
 
 
 def scheme_words(plan: dict) -> str:
-    """'tiles', 'split-K, 4 slices', 'stream-K'."""
+    """'tiles', 'split-K, 4 slices', 'stream-K'; ', packed' after a plan
+    that runs on packed copies of the matrices."""
     if plan["scheme"] == "split-k":
-        return f"split-K, {plan['slices']} slices"
-    return {"tiles": "tiles", "stream-k": "stream-K"}[plan["scheme"]]
+        words = f"split-K, {plan['slices']} slices"
+    else:
+        words = {"tiles": "tiles", "stream-k": "stream-K"}[plan["scheme"]]
+    return words + (", packed" if plan.get("packed") else "")
 
 
 def blocks_words(plan: dict) -> str:
