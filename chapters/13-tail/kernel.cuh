@@ -224,37 +224,26 @@ __device__ void add_into_c(const float (&acc)[T::WMITER * T::TM * T::WNITER * T:
 // [end]
 
 // [kernel]
-/// Computes one segment: its K-steps of its tile (chapter 12's K-loop), then
-/// adds them into C.
+/// Computes one segment: its K-steps of its tile (chapter 12's K-loop). Then
+/// adds them into C; or, for split-K in slices (`partials` not null), writes
+/// the sums as they are into the slice's M x N matrix of `partials`, where
+/// the tile's elements of C would go.
 template <class T, bool ALIGNED, bool EDGES>
 __device__ void compute_segment(const Segment& seg, const Schedule& s, int M, int N, int K,
                                 float alpha, const float* A, const float* B, float beta, float* C,
-                                float* smem, int tid) {
+                                float* partials, float* smem, int tid) {
   const ch12::TileCoord tile = ch12::block_tile<T>(seg.tile, s.tiles_m, s.tiles_n);
   const int block_row = tile.row * T::BM;
   const int block_col = tile.col * T::BN;
   float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
   ch12::accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col,
                                             seg.first_step, seg.end_step, smem, tid);
-  add_into_c<T, ALIGNED, EDGES>(acc, seg, C, M, N, alpha, beta, block_row, block_col, tid);
-}
-
-/// Split-K: computes slice seg.turn of its tile and writes the sums, as they
-/// are, into the slice's M x N matrix of `partials`, where the tile's
-/// elements of C would go.
-template <class T, bool ALIGNED, bool EDGES>
-__device__ void compute_slice(const Segment& seg, const Schedule& s, int M, int N, int K,
-                              const float* A, const float* B, float* partials, float* smem,
-                              int tid) {
-  const ch12::TileCoord tile = ch12::block_tile<T>(seg.tile, s.tiles_m, s.tiles_n);
-  const int block_row = tile.row * T::BM;
-  const int block_col = tile.col * T::BN;
-  float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
-  ch12::accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col,
-                                            seg.first_step, seg.end_step, smem, tid);
-  float* partial = partials + seg.turn * s.elements;
-  ch12::store_c_tile<T, ALIGNED, EDGES, false>(acc, partial, M, N, 1.0f, 0.0f, block_row, block_col,
-                                               tid);
+  if (partials != nullptr) {
+    ch12::store_c_tile<T, ALIGNED, EDGES, false>(acc, partials + seg.turn * s.elements, M, N, 1.0f,
+                                                 0.0f, block_row, block_col, tid);
+  } else {
+    add_into_c<T, ALIGNED, EDGES>(acc, seg, C, M, N, alpha, beta, block_row, block_col, tid);
+  }
 }
 
 /// @brief C = alpha * A * B + beta * C, its work divided among the blocks as
@@ -282,24 +271,22 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   extern __shared__ __align__(16) float smem[];
   const int tid = threadIdx.x;
   if (!s.stream_k) {
+    // One slice is chapter 12's launch, straight into C.
     const Segment seg = split_k_segment(s, blockIdx.x, blockIdx.y);
-    if (s.slices == 1) {
-      compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
-    } else {
-      compute_slice<T, ALIGNED, EDGES>(seg, s, M, N, K, A, B, partials, smem, tid);
-    }
+    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C,
+                                       s.slices > 1 ? partials : nullptr, smem, tid);
     return;
   }
   if (static_cast<int>(blockIdx.x) < s.dp_tiles) {
     const Segment whole{static_cast<int>(blockIdx.x), 0, s.steps, 0, 1, 0};
-    compute_segment<T, ALIGNED, EDGES>(whole, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    compute_segment<T, ALIGNED, EDGES>(whole, s, M, N, K, alpha, A, B, beta, C, nullptr, smem, tid);
     return;
   }
   const int block = blockIdx.x - s.dp_tiles;  // among the sharing blocks
   const long long begin = stream_k_begin(s, block);
   for (long long end = stream_k_begin(s, block + 1); end > begin;) {
     const Segment seg = stream_k_segment(s, block, begin, end);
-    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, smem, tid);
+    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, nullptr, smem, tid);
     end -= seg.end_step - seg.first_step;
   }
 }
