@@ -197,7 +197,7 @@ def plans_rows(plans: dict, chapter: results.ChapterResult | None,
                tiles: results.ChapterResult | None) -> list[list[str]]:
     """The {ladder-tail-plans} table: per size, the plan of the chapter's own
     variant, the count's time over that of the "tiles" variant's plan (a
-    prediction), the measured time of 13-tail over that of 13-tail-tiles and
+    prediction; Small's count times its slowdown, as plan() compares them), the measured time of 13-tail over that of 13-tail-tiles and
     13-tail's % of cuBLAS (a dash where not measured)."""
     rows = []
     for entry in plans["sizes"]:
@@ -207,7 +207,7 @@ def plans_rows(plans: dict, chapter: results.ChapterResult | None,
         ours, theirs = median_ms(timed), median_ms(tiles.timed_at(size) if tiles else None)
         rows.append([
             size_text(size), TILING_WORDS[own["tiling"]], scheme_words(own), blocks_words(own),
-            f"{own['cost'] / plain['cost']:.2f}",
+            f"{own['weighted_cost'] / plain['weighted_cost']:.2f}",
             f"{ours / theirs:.2f}" if ours and theirs else DASH,
             format_percent(timed["pct_cublas"]) if timed else DASH,
         ])
