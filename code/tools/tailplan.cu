@@ -66,15 +66,18 @@ ch13::Plan stream_k_plan(const Size& z, const Gpu& g) {
   return ch13::stream_k_plan(z.M, z.N, z.K, g.sms, g.big_blocks, g.small_blocks);
 }
 
+/// Whether the rows of an M x N x K product start on 16-byte boundaries, as
+/// the harness allocates its matrices: K and N multiples of 4.
+bool rows_aligned(const Size& z) { return z.K % 4 == 0 && z.N % 4 == 0; }
+
 /// Big's plain tiles, one block per tile: chapter 12's launch.
 constexpr const char* kBigTiles = "big-tiles";
 
 ch13::Plan big_tiles_plan(const Size& z, const Gpu& g) {
   const ch13::Schedule plain = ch13::split_k<ch13::Big>(z.M, z.N, z.K, 1);
   // Chapter 12 runs rows off the 16-byte grid on its general path.
-  const bool aligned = z.K % 4 == 0 && z.N % 4 == 0;
   const double cost = ch13::cost<ch13::Big>(plain, g.sms, g.big_blocks);
-  return {false, plain, aligned ? cost : cost * ch13::kGeneralSlowdown, false, 0};
+  return {false, plain, rows_aligned(z) ? cost : cost * ch13::kGeneralSlowdown, false, 0};
 }
 
 /// The plan variant `name` runs for `z` (or "big-tiles").
@@ -83,9 +86,8 @@ ch13::Plan plan_of(const std::string& name, const Size& z, const Gpu& g) {
   if (name == kBigTiles) return big_tiles_plan(z, g);
   for (const Variant& v : kPlanned) {
     if (name == v.name) {
-      // Rows aligned as the harness allocates them: K and N multiples of 4.
-      const bool aligned = z.K % 4 == 0 && z.N % 4 == 0;
-      return ch13::plan(z.M, z.N, z.K, g.sms, g.big_blocks, g.small_blocks, v.schemes, aligned);
+      return ch13::plan(z.M, z.N, z.K, g.sms, g.big_blocks, g.small_blocks, v.schemes,
+                        rows_aligned(z));
     }
   }
   fail("no variant '" + name + "' (default, tiles, split-k, stream-k; or big-tiles)");

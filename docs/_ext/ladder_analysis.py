@@ -706,7 +706,7 @@ class TailPlansDirective(_AnalysisDirective):
                             tailplan.plans_rows(plans, measured["default"], measured["tiles"]),
                             classes=["ladder-table", "ladder-tail-plans"]))
         line = (f"{found.name}: {found.whence}. Predicted: the count (ch13::cost(), through "
-                "build/bin/tailplan, Small's times 8/7 as the launcher weighs it) of the plan "
+                "build/bin/tailplan, Small's weighted by its slowdown as the launcher weighs it) of the plan "
                 "over that of the \"tiles\" variant's, which is "
                 f"{tailplan.tiles_words(plans)}. Measured: the median time of 13-tail over "
                 "that of 13-tail-tiles")
