@@ -706,8 +706,8 @@ class TailPlansDirective(_AnalysisDirective):
                             tailplan.plans_rows(plans, measured["default"], measured["tiles"]),
                             classes=["ladder-table", "ladder-tail-plans"]))
         line = (f"{found.name}: {found.whence}. Predicted: the count (ch13::cost(), through "
-                "build/bin/tailplan, Small's weighted by its slowdown as the launcher weighs it) of the plan "
-                "over that of the \"tiles\" variant's, which is "
+                "build/bin/tailplan, Small's weighted by its slowdown as the launcher "
+                "weighs it) of the plan over that of the \"tiles\" variant's, which is "
                 f"{tailplan.tiles_words(plans)}. Measured: the median time of 13-tail over "
                 "that of 13-tail-tiles")
         if measured["default"] is None or measured["tiles"] is None:
