@@ -61,6 +61,8 @@ START = time.monotonic()
 # The source files of the programs that are not chapters (a chapter's result
 # names its own source).
 TRANSPOSE_SOURCE = "chapters/10-padding/exercise/transpose.cu"
+# The name --chapters takes for chapter 10's transpose exercise.
+TRANSPOSE = "transpose"
 BASELINE_SOURCE = "code/tools/baseline.cu"
 
 
@@ -353,11 +355,18 @@ def refusal(tests: dict, status: dict, chapters: dict, expected: list[str],
     return problems
 
 
+def measures_transpose(wanted: list[str]) -> bool:
+    """Whether a run of --chapters `wanted` measures the transpose exercise:
+    a run of every chapter does, and a run that names it."""
+    return not wanted or TRANSPOSE in wanted
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chapters", nargs="*", default=[],
-                        help="only these chapters (folder names); default all")
+                        help="only these chapters (folder names, and 'transpose' for "
+                             "chapter 10's exercise); default all")
     parser.add_argument("--quick", action="store_true",
                         help="sizes 256..2048 only, no sanitizer and no ncu (a first look)")
     parser.add_argument("--sizes", nargs="*", default=None,
@@ -367,9 +376,15 @@ def main() -> int:
     parser.add_argument("--no-ncu", action="store_true")
     args = parser.parse_args()
 
+    unknown = [c for c in args.chapters if c not in chapter_folders() and c != TRANSPOSE]
+    if unknown:
+        sys.exit(f"measure: no chapter {', '.join(unknown)} (the chapters are the folders "
+                 f"of chapters/; '{TRANSPOSE}' is chapter 10's exercise)")
+
     if shutil.which("nvidia-smi") is None or run(["nvidia-smi", "-L"]).returncode != 0:
         print("measure: no NVIDIA GPU here (nvidia-smi finds none); nothing was measured")
         return 77
+    transpose = measures_transpose(args.chapters)
     build_dir = Path(args.build_dir)
     build(build_dir)
     programs = chapter_programs(build_dir, args.chapters)
@@ -391,7 +406,7 @@ def main() -> int:
                                          sizes)
 
     transpose_json = staging / "transpose.json"
-    if not args.chapters:
+    if transpose:
         status["transpose"] = transpose_exercise(build_dir, transpose_json) or {"returncode": 0}
 
     sanitizer, counters, issue = {}, {}, {}
@@ -401,7 +416,7 @@ def main() -> int:
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             jobs = {p.name: pool.submit(sanitize, p.command, sanitizer_sizes(p, small[p.name]))
                     for p in programs if small[p.name]}
-            if (build_dir / "bin" / "transpose").exists() and not args.chapters:
+            if (build_dir / "bin" / "transpose").exists() and transpose:
                 jobs["transpose"] = pool.submit(sanitize, (str(build_dir / "bin" / "transpose"),),
                                                 ["33x65"])
             for name, job in jobs.items():
@@ -416,7 +431,7 @@ def main() -> int:
             if program.name in ISSUE_CHAPTERS:
                 say(f"ncu issue and stall profile for {program.name} and cuBLAS at {NCU_SIZE}")
                 issue[program.name] = issue_profile(program, NCU_SIZE)
-        if (build_dir / "bin" / "transpose").exists() and not args.chapters:
+        if (build_dir / "bin" / "transpose").exists() and transpose:
             say(f"ncu shared-memory counters for the transpose variants at {NCU_SIZE}")
             counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
 
@@ -424,9 +439,13 @@ def main() -> int:
     # It is checked first (code/ladder_tools/results_check.py, the checks CI runs on
     # committed results), and written to results/<gpu>/ only if it passes.
     written = sorted((staging / "chapters").glob("*.json"))
-    if not written:
+    if not written and not transpose_json.exists():
         sys.exit("measure: no chapter wrote results")
     chapters = {path.stem: json.loads(path.read_text()) for path in written}
+    # The provenance the files share (the GPU, the date, the commit): the
+    # first chapter's, or the transpose exercise's when it ran alone.
+    first = (chapters[written[0].stem] if written
+             else json.loads(transpose_json.read_text()))["provenance"]
     print_table(chapters, sizes)
     # Every chapter binary the chapters declare (of the chapters asked for)
     # must have a result, not only those found in bin/.
@@ -439,7 +458,7 @@ def main() -> int:
         print()
         for problem in problems:
             print(f"measure: {problem}")
-        slug = chapters[written[0].stem].get("provenance", {}).get("gpu_slug", "<gpu>")
+        slug = first.get("gpu_slug", "<gpu>")
         print(f"measure: refusing to write results/{slug}/: {len(problems)} check(s) failed "
               f"(listed above); this run's files are in {staging}")
         return 1
@@ -448,7 +467,6 @@ def main() -> int:
     # name and the files inside it can never disagree.
     # Every file records what its programs were built from (their inputs),
     # so that the book can tell when the tree has moved on from it.
-    first = chapters[written[0].stem]["provenance"]
     target = ROOT / "results" / first["gpu_slug"]
     (target / "chapters").mkdir(parents=True, exist_ok=True)
     sources = {p.name: f"chapters/{p.chapter}/kernel.cu" for p in programs}

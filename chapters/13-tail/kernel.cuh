@@ -76,22 +76,35 @@ __global__ void copy_padded(const float* src, int src_ld, int rows, int cols, fl
   }
 }
 
-/// n rounded up to a multiple of 4: a row of that many floats is a whole
-/// number of 16-byte groups.
-__host__ __device__ constexpr int round_up_4(int n) { return (n + 3) / 4 * 4; }
+/// True when rows of K floats (A's) and of N floats (B's and C's) are whole
+/// numbers of 16-byte groups: matrices the harness allocated then start
+/// every row on a 16-byte boundary.
+__host__ __device__ constexpr bool rows_on_16_bytes(int N, int K) {
+  return K % 4 == 0 && N % 4 == 0;
+}
+
+/// The floats of a packed copy's row: n rounded up to a multiple of 32, so
+/// that every row is whole 128-byte lines and starts on one. (A multiple of
+/// 4 would give 16-byte rows; then a row of 4100 floats starts 16 bytes
+/// further into a line than the last, and a tile's 64-byte piece of a row
+/// touches three 32-byte sectors where two would do.)
+constexpr int kPackedRowFloats = 32;
+__host__ __device__ constexpr int packed_row(int n) {
+  return (n + kPackedRowFloats - 1) / kPackedRowFloats * kPackedRowFloats;
+}
 
 /// The floats of the packed copies of an M x N x K product: A as M x Kp,
-/// B as Kp x Np and C as M x Np, where Kp and Np are K and N rounded up to
-/// multiples of 4.
+/// B as Kp x Np and C as M x Np, where Kp and Np are packed_row(K) and
+/// packed_row(N).
 inline long long packed_floats(int M, int N, int K) {
-  const long long Kp = round_up_4(K), Np = round_up_4(N);
+  const long long Kp = packed_row(K), Np = packed_row(N);
   return M * Kp + Kp * Np + M * Np;
 }
 
 /// The floats the copies move, read and written: A and B in; C in (the
 /// count assumes beta != 0) and out.
 inline long long packing_moves(int M, int N, int K) {
-  const long long Kp = round_up_4(K), Np = round_up_4(N);
+  const long long Kp = packed_row(K), Np = packed_row(N);
   return M * (K + Kp) + (1ll * K * N + Kp * Np) + 2 * M * (N + Np);
 }
 // [end]
@@ -225,10 +238,11 @@ __device__ void add_into_c(const float (&acc)[T::WMITER * T::TM * T::WNITER * T:
 
 // [kernel]
 /// Computes one segment: its K-steps of its tile (chapter 12's K-loop). Then
-/// adds them into C; or, for split-K in slices (`partials` not null), writes
-/// the sums as they are into the slice's M x N matrix of `partials`, where
-/// the tile's elements of C would go.
-template <class T, bool ALIGNED, bool EDGES>
+/// adds them into C; or, for split-K in slices (`TO_SLICE`), writes the sums
+/// as they are into the slice's M x N matrix of `partials`, where the tile's
+/// elements of C would go. A template parameter, not a test of `partials`:
+/// each launch compiles only the ending it runs.
+template <class T, bool ALIGNED, bool EDGES, bool TO_SLICE>
 __device__ void compute_segment(const Segment& seg, const Schedule& s, int M, int N, int K,
                                 float alpha, const float* A, const float* B, float beta, float* C,
                                 float* partials, float* smem, int tid) {
@@ -238,7 +252,7 @@ __device__ void compute_segment(const Segment& seg, const Schedule& s, int M, in
   float acc[T::WMITER * T::TM * T::WNITER * T::TN] = {};
   ch12::accumulate_steps<T, ALIGNED, EDGES>(acc, A, B, M, N, K, block_row, block_col,
                                             seg.first_step, seg.end_step, smem, tid);
-  if (partials != nullptr) {
+  if constexpr (TO_SLICE) {
     ch12::store_c_tile<T, ALIGNED, EDGES, false>(acc, partials + seg.turn * s.elements, M, N, 1.0f,
                                                  0.0f, block_row, block_col, tid);
   } else {
@@ -271,22 +285,28 @@ __global__ void __launch_bounds__(T::NUM_THREADS, T::MIN_BLOCKS)
   extern __shared__ __align__(16) float smem[];
   const int tid = threadIdx.x;
   if (!s.stream_k) {
-    // One slice is chapter 12's launch, straight into C.
     const Segment seg = split_k_segment(s, blockIdx.x, blockIdx.y);
-    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C,
-                                       s.slices > 1 ? partials : nullptr, smem, tid);
+    if (s.slices == 1) {  // chapter 12's launch, straight into C
+      compute_segment<T, ALIGNED, EDGES, false>(seg, s, M, N, K, alpha, A, B, beta, C, nullptr,
+                                                smem, tid);
+    } else {
+      compute_segment<T, ALIGNED, EDGES, true>(seg, s, M, N, K, alpha, A, B, beta, C, partials,
+                                               smem, tid);
+    }
     return;
   }
   if (static_cast<int>(blockIdx.x) < s.dp_tiles) {
     const Segment whole{static_cast<int>(blockIdx.x), 0, s.steps, 0, 1, 0};
-    compute_segment<T, ALIGNED, EDGES>(whole, s, M, N, K, alpha, A, B, beta, C, nullptr, smem, tid);
+    compute_segment<T, ALIGNED, EDGES, false>(whole, s, M, N, K, alpha, A, B, beta, C, nullptr,
+                                              smem, tid);
     return;
   }
   const int block = blockIdx.x - s.dp_tiles;  // among the sharing blocks
   const long long begin = stream_k_begin(s, block);
   for (long long end = stream_k_begin(s, block + 1); end > begin;) {
     const Segment seg = stream_k_segment(s, block, begin, end);
-    compute_segment<T, ALIGNED, EDGES>(seg, s, M, N, K, alpha, A, B, beta, C, nullptr, smem, tid);
+    compute_segment<T, ALIGNED, EDGES, false>(seg, s, M, N, K, alpha, A, B, beta, C, nullptr, smem,
+                                              tid);
     end -= seg.end_step - seg.first_step;
   }
 }
@@ -412,8 +432,8 @@ constexpr double kFloatSteps = 2.0;
 
 /// The general path loads A and B one float at a time, four instructions
 /// where the aligned path issues one 16-byte load: the count charges its
-/// schedules a quarter more. The value is fitted to the variant "tiles" as
-/// measured at 4097, against 4096 (the chapter shows the fit).
+/// schedules a quarter more. The value is fitted to chapter 12's kernel,
+/// which runs 4097 on the general path, timed at 4097 against 4096.
 constexpr double kGeneralSlowdown = 5.0 / 4.0;
 
 /// A copy's fixed cost, whatever its size, for each of the four copies of a
@@ -424,6 +444,13 @@ constexpr double kGeneralSlowdown = 5.0 / 4.0;
 /// slowdown grows at small sizes, which one kGeneralSlowdown does not see.
 constexpr double kCopyFixedSteps = 0.5 * 1980 * 8;
 constexpr int kCopies = 4;
+
+/// The count's price of packing an M x N x K product on `sms` SMs: the
+/// floats the copies move, kFloatSteps each, spread over the SMs, and each
+/// copy's fixed cost.
+inline double packing_cost(int M, int N, int K, int sms) {
+  return kFloatSteps * packing_moves(M, N, K) / sms + kCopies * kCopyFixedSteps;
+}
 
 /// @brief How long schedule `s` of tiling T keeps the GPU busy, on `sms`
 /// SMs that hold `blocks_per_sm` of its blocks each, in elements of C times
@@ -500,14 +527,14 @@ Plan plan_tiling(int M, int N, int K, int sms, int blocks_per_sm, bool small, Sc
   Plan best = plan_for<T>(M, N, K, sms, blocks_per_sm, small, schemes, workspace);
   if (aligned) return best;
   best.cost *= kGeneralSlowdown;
-  const int Kp = round_up_4(K), Np = round_up_4(N);
+  const int Kp = packed_row(K), Np = packed_row(N);
   const long long copies = packed_floats(M, N, K);
   const bool indexable = 1ll * M * Kp <= ladder::kMaxMatrixElements &&
                          1ll * Kp * Np <= ladder::kMaxMatrixElements &&
                          1ll * M * Np <= ladder::kMaxMatrixElements;
   if (copies > workspace || !indexable) return best;
   Plan packed = plan_for<T>(M, Np, Kp, sms, blocks_per_sm, small, schemes, workspace - copies);
-  packed.cost += kFloatSteps * packing_moves(M, N, K) / sms + kCopies * kCopyFixedSteps;
+  packed.cost += packing_cost(M, N, K, sms);
   packed.packed = true;
   packed.workspace += copies;
   return packed.cost < best.cost ? packed : best;
@@ -567,7 +594,7 @@ void launch_path(const ladder::Gemm& g, const Schedule& s, cudaStream_t stream) 
 
 /// True when every row of A, B and C starts on a 16-byte boundary.
 inline bool rows_aligned(const ladder::Gemm& g) {
-  return g.K % 4 == 0 && g.N % 4 == 0 && ch12::aligned_16(g.A) && ch12::aligned_16(g.B) &&
+  return rows_on_16_bytes(g.N, g.K) && ch12::aligned_16(g.A) && ch12::aligned_16(g.B) &&
          ch12::aligned_16(g.C);
 }
 
@@ -620,18 +647,18 @@ inline Plan plan_on_this_gpu(int M, int N, int K, Schemes schemes, bool aligned,
 /// what its plan needs, given up to kMaxWorkspaceFloats.
 template <bool SPLIT, bool STREAM_K>
 long long workspace(int M, int N, int K) {
-  const bool aligned = K % 4 == 0 && N % 4 == 0;
-  return plan_on_this_gpu(M, N, K, {SPLIT, STREAM_K}, aligned, kMaxWorkspaceFloats).workspace;
+  return plan_on_this_gpu(M, N, K, {SPLIT, STREAM_K}, rows_on_16_bytes(N, K), kMaxWorkspaceFloats)
+      .workspace;
 }
 
 /// Runs `run` on aligned copies of g's matrices in g's workspace: A as
-/// M x Kp, B as Kp x Np and C as M x Np (Kp and Np are K and N rounded up to
-/// multiples of 4), zeros in the added columns and rows, which add nothing
+/// M x Kp, B as Kp x Np and C as M x Np (Kp and Np are packed_row(K) and
+/// packed_row(N)), zeros in the added columns and rows, which add nothing
 /// to the products. Then copies C back. `run` gets the copies as a product
 /// of M x Np x Kp, and the rest of the workspace as its own.
 template <class Run>
 void launch_packed(const ladder::Gemm& g, cudaStream_t stream, Run run) {
-  const int M = g.M, N = g.N, K = g.K, Kp = round_up_4(K), Np = round_up_4(N);
+  const int M = g.M, N = g.N, K = g.K, Kp = packed_row(K), Np = packed_row(N);
   float* A = g.workspace;
   float* B = A + 1ll * M * Kp;
   float* C = B + 1ll * Kp * Np;

@@ -523,7 +523,7 @@ inline CUtensorMap row_major_map(EncodeTiled encode, const float* base, int rows
 /// a 16-byte boundary.
 inline bool tma_can_copy(const ladder::Gemm& g) {
   const auto aligned16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return g.K % 4 == 0 && g.N % 4 == 0 && aligned16(g.A) && aligned16(g.B);
+  return ch13::rows_on_16_bytes(g.N, g.K) && aligned16(g.A) && aligned16(g.B);
 }
 
 /// The workspace the launchers want: room for aligned copies of the
@@ -531,7 +531,7 @@ inline bool tma_can_copy(const ladder::Gemm& g) {
 /// Copying costs a few floats per element of C; chapter 14's kernel, the
 /// other way, runs at a fraction of this one's speed.
 inline long long workspace(int M, int N, int K) {
-  return K % 4 == 0 && N % 4 == 0 ? 0 : ch13::packed_floats(M, N, K);
+  return ch13::rows_on_16_bytes(N, K) ? 0 : ch13::packed_floats(M, N, K);
 }
 
 /// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
@@ -582,7 +582,7 @@ inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
 
 // [pick-split]
 /// Below this K, 3xTF32 rounds A's split; from it on, it truncates. The
-/// truncated split leaves each product an error near 2^-20 of its size,
+/// truncated split leaves each product an error near 2^-21 of its size,
 /// whatever K; FP32's own sums gather error as K grows. Measured against an
 /// FP64 product, the truncated split's error is above 1.5 times SGEMM's at
 /// K = 256 and 512 and below it from 1024 on; the rounded split's stays

@@ -68,7 +68,7 @@ ch13::Plan stream_k_plan(const Size& z, const Gpu& g) {
 
 /// Whether the rows of an M x N x K product start on 16-byte boundaries, as
 /// the harness allocates its matrices: K and N multiples of 4.
-bool rows_aligned(const Size& z) { return z.K % 4 == 0 && z.N % 4 == 0; }
+bool rows_aligned(const Size& z) { return ch13::rows_on_16_bytes(z.N, z.K); }
 
 /// Big's plain tiles, one block per tile: chapter 12's launch.
 constexpr const char* kBigTiles = "big-tiles";
@@ -120,8 +120,7 @@ ladder::Json tiling_json(int blocks_per_sm) {
 /// copies' floats are of the product's own, `z`.
 double copies(const ch13::Plan& p, const Size& z, const Gpu& g) {
   if (!p.packed) return 0.0;
-  return ch13::kFloatSteps * ch13::packing_moves(z.M, z.N, z.K) / g.sms +
-         ch13::kCopies * ch13::kCopyFixedSteps;
+  return ch13::packing_cost(z.M, z.N, z.K, g.sms);
 }
 
 /// The part of p's count that is split-K's second pass: its cost() less

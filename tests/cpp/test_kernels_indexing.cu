@@ -394,16 +394,20 @@ TEST(Chapter13Tail, PacksWhenTheCopiesCostLessThanTheGeneralPath) {
     return ch13::plan(M, N, K, 132, 1, 3, {true, true}, /*aligned=*/false, workspace);
   };
   // 4097: the copies move about 6 floats per element of C, 12 K-steps of
-  // one element, against 257 steps of the product: packed, whatever the
+  // one element, against 258 steps of the product: packed, whatever the
   // schedule. The workspace holds the copies and then the schedule's slices.
   const ch13::Plan odd = plan(4097, 4097, 4097, ch13::kMaxWorkspaceFloats);
   EXPECT_TRUE(odd.packed);
-  EXPECT_EQ(odd.schedule.steps, 4100 / 16 + 1);
-  EXPECT_EQ(odd.schedule.elements, 4097ll * 4100);
+  // Rows padded to whole 128-byte lines: 4097 floats become 4128.
+  EXPECT_EQ(ch13::packed_row(4097), 4128);
+  EXPECT_EQ(ch13::packed_row(4096), 4096);
+  EXPECT_EQ(ch13::packed_row(1), 32);
+  EXPECT_EQ(odd.schedule.steps, 4128 / 16);
+  EXPECT_EQ(odd.schedule.elements, 4097ll * 4128);
   const long long slices = odd.schedule.stream_k ? 0 : odd.schedule.slices * odd.schedule.elements;
   EXPECT_EQ(odd.workspace, ch13::packed_floats(4097, 4097, 4097) + slices);
-  // A as 4097 x 4100, B as 4100 x 4100, C as 4097 x 4100.
-  EXPECT_EQ(ch13::packed_floats(4097, 4097, 4097), 2 * 4097ll * 4100 + 4100ll * 4100);
+  // A as 4097 x 4128, B as 4128 x 4128, C as 4097 x 4128.
+  EXPECT_EQ(ch13::packed_floats(4097, 4097, 4097), 2 * 4097ll * 4128 + 4128ll * 4128);
   // Without room for the copies: the general path.
   const ch13::Plan cramped = plan(4097, 4097, 4097, ch13::packed_floats(4097, 4097, 4097) - 1);
   EXPECT_FALSE(cramped.packed);
@@ -416,6 +420,10 @@ TEST(Chapter13Tail, PacksWhenTheCopiesCostLessThanTheGeneralPath) {
   EXPECT_TRUE(plan(1001, 1001, 1001, ch13::kMaxWorkspaceFloats).packed);
   EXPECT_FALSE(plan(513, 513, 513, ch13::kMaxWorkspaceFloats).packed);
   EXPECT_TRUE(plan(2049, 2049, 2049, ch13::kMaxWorkspaceFloats).packed);
+  // Rows of K floats (A's) and N floats (B's, C's) on the 16-byte grid.
+  EXPECT_TRUE(ch13::rows_on_16_bytes(4096, 1024));
+  EXPECT_FALSE(ch13::rows_on_16_bytes(4097, 4096));
+  EXPECT_FALSE(ch13::rows_on_16_bytes(4096, 4097));
   // Aligned rows are never packed.
   EXPECT_FALSE(ch13::plan(1000, 1000, 1000, 132, 1, 3, {true, true}).packed);
 }

@@ -47,13 +47,13 @@ ladder::Variant forced(const char* name) {
 template <class T, ch13::Schedule (*make)(int, int, int, int), int COUNT>
 ladder::Variant forced_packed(const char* name) {
   const auto launch = [](const ladder::Gemm& g, cudaStream_t stream) {
-    const int Np = ch13::round_up_4(g.N), Kp = ch13::round_up_4(g.K);
+    const int Np = ch13::packed_row(g.N), Kp = ch13::packed_row(g.K);
     const ch13::Schedule s = make(g.M, Np, Kp, COUNT);
     ch13::launch_packed(
         g, stream, [&](const ladder::Gemm& packed) { ch13::launch_tiling<T>(packed, s, stream); });
   };
   const auto workspace = [](int M, int N, int K) -> long long {
-    const ch13::Schedule s = make(M, ch13::round_up_4(N), ch13::round_up_4(K), COUNT);
+    const ch13::Schedule s = make(M, ch13::packed_row(N), ch13::packed_row(K), COUNT);
     return ch13::packed_floats(M, N, K) + (s.stream_k ? 0 : s.slices * s.elements);
   };
   return {name, name, launch, ch12::accepts<T>, {}, {}, ladder::Arithmetic::kFp32, workspace};

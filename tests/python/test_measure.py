@@ -22,6 +22,22 @@ def test_measure_without_a_gpu_writes_nothing(tmp_path):
     assert not (tmp_path / "build").exists()
 
 
+def test_chapters_names_a_chapter_or_the_transpose_exercise(tmp_path):
+    # A name that is neither stops the run before it builds or asks for a GPU.
+    done = subprocess.run([sys.executable, str(ROOT / "code" / "measure.py"),
+                           "--chapters", "13-tail", "13-tails",
+                           "--build-dir", str(tmp_path / "build")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "no chapter 13-tails" in done.stderr
+    assert not (tmp_path / "build").exists()
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+    assert measure.measures_transpose([])
+    assert measure.measures_transpose(["13-tail", measure.TRANSPOSE])
+    assert not measure.measures_transpose(["13-tail"])
+
+
 def test_a_partial_run_keeps_other_chapters_and_stamps_its_own(tmp_path):
     sys.path.insert(0, str(ROOT / "code"))
     import measure
