@@ -75,22 +75,39 @@ RESULTS_HEADER = [
 ]
 
 
-def _results_row(entry: dict) -> list[str]:
+# Part II's results also time cuBLAS on TF32: their tables add its column.
+TF32_COLUMN = "% of cuBLAS TF32"
+
+
+def _has_tf32(sizes: list[dict]) -> bool:
+    """Whether a result timed cuBLAS on TF32 beside SGEMM (Part II)."""
+    return any("pct_cublas_tf32" in entry for entry in sizes)
+
+
+def _results_header(tf32: bool) -> list[str]:
+    return RESULTS_HEADER[:5] + [TF32_COLUMN] + RESULTS_HEADER[5:] if tf32 else RESULTS_HEADER
+
+
+def _results_row(entry: dict, tf32: bool = False) -> list[str]:
+    """One size's row; with `tf32`, the kernel's % of cuBLAS on TF32 after
+    its % of cuBLAS."""
     size = format_size((entry["M"], entry["N"], entry["K"]))
     correct = "yes" if entry["correct"] else "NO"
     error = format_error(entry["max_rel_err"])
     if not results.is_timed(entry):
         untimed = "timing skipped" if "timing_skipped" in entry else "not timed"
-        return [size, untimed, DASH, DASH, DASH, error, correct]
-    return [
+        return [size, untimed, DASH, DASH, DASH] + ([DASH] if tf32 else []) + [error, correct]
+    row = [
         size,
         format_time_range(entry["time_ms"]),
         format_gflops(entry["gflops"]),
         format_gflops(entry["cublas_gflops"]),
         format_percent(entry["pct_cublas"]),
-        error,
-        correct,
     ]
+    if tf32:
+        pct = entry.get("pct_cublas_tf32")
+        row.append(format_percent(pct) if pct is not None else DASH)
+    return row + [error, correct]
 
 
 def _measure_budget_s(repo_root: Path) -> float | None:
@@ -167,8 +184,9 @@ class ResultsDirective(_ChapterDirective):
             block += nodes.rubric(result.provenance["gpu"], result.provenance["gpu"])
             if result.stale:
                 block += stale_result_box(result)
-            rows = [_results_row(entry) for entry in result.data["sizes"]]
-            block += table([RESULTS_HEADER], rows, classes=["ladder-table"])
+            tf32 = _has_tf32(result.data["sizes"])
+            rows = [_results_row(entry, tf32) for entry in result.data["sizes"]]
+            block += table([_results_header(tf32)], rows, classes=["ladder-table"])
             note = _untimed_note(result, self.repo_root)
             if note:
                 block += paragraph(note, ["ladder-provenance", "ladder-untimed"])

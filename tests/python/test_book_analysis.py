@@ -759,3 +759,24 @@ def test_a_stale_sweep_or_transpose_is_marked_and_reported(binaries, sphinx_pyth
     report = json.loads((tmp_path / "out" / "ladder-stale.json").read_text())
     assert sorted(Path(r["file"]).name for r in report) == [
         "sweep-09-autotuning.json", "transpose.json"]
+
+
+def test_a_part_ii_results_table_adds_the_percent_of_cublas_on_tf32():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    import ladder_results
+    entry = {"M": 512, "N": 512, "K": 512, "correct": True, "max_rel_err": 1e-3,
+             "time_ms": {"median": 0.012, "min": 0.0118, "max": 0.0121},
+             "gflops": 22370.0, "cublas_gflops": 16455.0, "pct_cublas": 135.9}
+    part_i = ladder_results._results_row(entry)
+    assert not ladder_results._has_tf32([entry])
+    assert len(part_i) == len(ladder_results._results_header(False))
+    part_ii = {**entry, "pct_cublas_tf32": 75.9}
+    assert ladder_results._has_tf32([entry, part_ii])
+    header = ladder_results._results_header(True)
+    row = ladder_results._results_row(part_ii, True)
+    assert len(row) == len(header)
+    column = header.index(ladder_results.TF32_COLUMN)
+    assert header[column - 1] == "% of cuBLAS"
+    assert row[column] == formatting.format_percent(75.9) != part_i[column]
+    # A size of such a result without the TF32 time shows a dash there.
+    assert ladder_results._results_row(entry, True)[column] == ladder_results.DASH
