@@ -117,25 +117,25 @@ __device__ void fence_accumulators(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// The accumulators as operands of an asm statement: 64 floats of d from
-// d[o], each read and written ("+f"); LADDER_D64 and LADDER_D128 list 64
-// and 128 of them, for wgmma's N = 128 and N = 256.
-#define LADDER_D64_FROM(d, o)                                                                     \
+// The accumulators as operands of an asm statement: 32 floats of d from
+// d[o], each read and written ("+f"); LADDER_D32, LADDER_D64 and LADDER_D128
+// list 32, 64 and 128 of them, for wgmma's N = 64, 128 and 256.
+#define LADDER_D32_FROM(d, o)                                                                     \
   "+f"(d[o + 0]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]), "+f"(d[o + 5]), \
       "+f"(d[o + 6]), "+f"(d[o + 7]), "+f"(d[o + 8]), "+f"(d[o + 9]), "+f"(d[o + 10]),            \
       "+f"(d[o + 11]), "+f"(d[o + 12]), "+f"(d[o + 13]), "+f"(d[o + 14]), "+f"(d[o + 15]),        \
       "+f"(d[o + 16]), "+f"(d[o + 17]), "+f"(d[o + 18]), "+f"(d[o + 19]), "+f"(d[o + 20]),        \
       "+f"(d[o + 21]), "+f"(d[o + 22]), "+f"(d[o + 23]), "+f"(d[o + 24]), "+f"(d[o + 25]),        \
       "+f"(d[o + 26]), "+f"(d[o + 27]), "+f"(d[o + 28]), "+f"(d[o + 29]), "+f"(d[o + 30]),        \
-      "+f"(d[o + 31]), "+f"(d[o + 32]), "+f"(d[o + 33]), "+f"(d[o + 34]), "+f"(d[o + 35]),        \
-      "+f"(d[o + 36]), "+f"(d[o + 37]), "+f"(d[o + 38]), "+f"(d[o + 39]), "+f"(d[o + 40]),        \
-      "+f"(d[o + 41]), "+f"(d[o + 42]), "+f"(d[o + 43]), "+f"(d[o + 44]), "+f"(d[o + 45]),        \
-      "+f"(d[o + 46]), "+f"(d[o + 47]), "+f"(d[o + 48]), "+f"(d[o + 49]), "+f"(d[o + 50]),        \
-      "+f"(d[o + 51]), "+f"(d[o + 52]), "+f"(d[o + 53]), "+f"(d[o + 54]), "+f"(d[o + 55]),        \
-      "+f"(d[o + 56]), "+f"(d[o + 57]), "+f"(d[o + 58]), "+f"(d[o + 59]), "+f"(d[o + 60]),        \
-      "+f"(d[o + 61]), "+f"(d[o + 62]), "+f"(d[o + 63])
+      "+f"(d[o + 31])
+#define LADDER_D64_FROM(d, o) LADDER_D32_FROM(d, o), LADDER_D32_FROM(d, o + 32)
+#define LADDER_D32(d) LADDER_D32_FROM(d, 0)
 #define LADDER_D64(d) LADDER_D64_FROM(d, 0)
 #define LADDER_D128(d) LADDER_D64_FROM(d, 0), LADDER_D64_FROM(d, 64)
+
+#define LADDER_D32_TEXT                                                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+  "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 
 #define LADDER_D64_TEXT                                                               \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
@@ -160,6 +160,20 @@ __device__ void mbarrier_arrive(uint64_t* bar) {
 // tensor cores' reads through a descriptor (the async proxy).
 __device__ void fence_shared_for_async() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// The same with wgmma.m64n64k8: B^T * A^T for 64 columns (rows of A).
+__device__ void wgmma_m64n64k8_rs(float (&d)[32], const uint32_t (&b)[4], uint64_t desc_a,
+                                  int accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred keep;\n"
+      "setp.ne.b32 keep, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 " LADDER_D32_TEXT
+      ", {%32, %33, %34, %35}, %36, keep, 1, 1;\n"
+      "}\n"
+      : LADDER_D32(d)
+      : "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]), "l"(desc_a), "r"(accumulate));
 }
 
 // d += B^T * A^T for one step of 8 along K, m64n128k8, B^T's fragment in
@@ -214,6 +228,9 @@ __device__ void wgmma_m64n256k8_rs(float (&d)[128], const uint32_t (&b)[4], uint
 }
 
 /// d += B^T * A^T for one step of 8 along K, on the wgmma whose N fits d.
+__device__ void wgmma_rs(float (&d)[32], const uint32_t (&b)[4], uint64_t desc_a, int accumulate) {
+  wgmma_m64n64k8_rs(d, b, desc_a, accumulate);
+}
 __device__ void wgmma_rs(float (&d)[64], const uint32_t (&b)[4], uint64_t desc_a, int accumulate) {
   wgmma_m64n128k8_rs(d, b, desc_a, accumulate);
 }
@@ -569,12 +586,17 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [end]
 
 // [launch-by-count]
-/// The chapter's own launcher: the 256-row tile where its count is the
-/// smaller, the 128-row tile otherwise.
+/// The chapter's own launcher: the 256-row or the 64-row tile where its
+/// count is the smallest, the 128-row tile otherwise.
 inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = ch13::sm_count();  // chapter 13's
-  if (copy_rounds<Wide>(g.M, g.N, sms) < copy_rounds<Chosen>(g.M, g.N, sms)) {
+  const long long square = copy_rounds<Chosen>(g.M, g.N, sms);
+  const long long wide = copy_rounds<Wide>(g.M, g.N, sms);
+  const long long narrow = copy_rounds<Narrow>(g.M, g.N, sms);
+  if (wide < square && wide < narrow) {
     launch<Wide>(g, stream);
+  } else if (narrow < square) {
+    launch<Narrow>(g, stream);
   } else {
     launch<Chosen>(g, stream);
   }
@@ -648,7 +670,7 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
 /// @brief This chapter as the runner and --describe see it: on TF32, the
 /// tile the count picks (its constants and resources are the 128 x 128
 /// tile's), the 128 x 128 tile as the variant "square", the 256 x 128 one as
-/// "wide"; and 3xTF32 on the 128 x 128 tile, which promises FP32's
+/// "wide", the 64 x 128 one as "narrow"; and 3xTF32 on the 128 x 128 tile, which promises FP32's
 /// accuracy: the variant "3xtf32", which rounds A's split for short K and
 /// truncates it otherwise (launch_3xtf32()), "3xtf32-truncated" and
 /// "3xtf32-rounded" (sums of two steps), each one way at every K.
@@ -660,6 +682,7 @@ inline ladder::Chapter chapter() {
                            launch_by_count),
            variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
            variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
+           variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
            variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K", launch_3xtf32),
            variant<Split>("3xtf32-truncated", "3xTF32 on wgmma, A truncated"),
            variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},

@@ -44,7 +44,8 @@ struct Tiling {
   static constexpr int GROUP_M = 8;
   /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
   static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
-  static_assert(BM == 128 || BM == 256, "the kernel has wgmma m64n128k8 and m64n256k8");
+  static_assert(BM == 64 || BM == 128 || BM == 256,
+                "the kernel has wgmma m64n64k8, m64n128k8 and m64n256k8");
   static_assert(PRODUCTS == 1 || (PRODUCTS == 3 && BM == 128),
                 "PRODUCTS is 1, or 3 with the 128-row tile (its sums take 64 more registers)");
   static_assert(SUM_STEPS >= 1 && (BK / 8) % SUM_STEPS == 0, "SUM_STEPS divides a stage's steps");
@@ -64,6 +65,9 @@ struct Tiling {
 using Chosen = Tiling<128>;
 /// Twice as many rows: the same B tile serves twice the product.
 using Wide = Tiling<256>;
+/// Half as many rows: twice the blocks, for products whose 128 x 128 tiles
+/// leave SMs idle.
+using Narrow = Tiling<64>;
 /// 3xTF32 on the 128 x 128 tile, a stage's products summed from zero.
 using Split = Tiling<128, 3>;
 /// 3xTF32 with A rounded, as chapter 15 splits it, and the tensor cores'

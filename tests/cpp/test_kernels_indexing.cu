@@ -520,10 +520,19 @@ TEST(Chapter16Pick, CountsRoundsOfCopies) {
   EXPECT_EQ(ch16::copy_rounds<ch16::Wide>(4096, 4096, 132), 4ll * 384 * 32);
   // Partial tiles count as blocks: 1000 x 1000 is 8 x 8 blocks of 128.
   EXPECT_EQ(ch16::copy_rounds<ch16::Chosen>(1000, 1000, 132), 1ll * 256 * 32);
-  // One round either way: the smaller tile copies less.
-  for (int n : {256, 512, 1000, 1024})
+  // One round either way: the smaller tile copies less. The 64 x 128 tile
+  // too: at 1024, 128 blocks of (64 + 128) * 32 floats in one round.
+  EXPECT_EQ(ch16::copy_rounds<ch16::Narrow>(1024, 1024, 132), 1ll * 192 * 32);
+  for (int n : {256, 512, 1000, 1024}) {
     EXPECT_LT(ch16::copy_rounds<ch16::Chosen>(n, n, 132), ch16::copy_rounds<ch16::Wide>(n, n, 132))
         << n;
+    EXPECT_LT(ch16::copy_rounds<ch16::Narrow>(n, n, 132),
+              ch16::copy_rounds<ch16::Chosen>(n, n, 132))
+        << n;
+  }
+  // 1280: 200 blocks of 64 rows take two rounds, 100 of 128 rows one.
+  EXPECT_LT(ch16::copy_rounds<ch16::Chosen>(1280, 1280, 132),
+            ch16::copy_rounds<ch16::Narrow>(1280, 1280, 132));
   // From 1536 on the wide tile needs enough fewer rounds to win.
   for (int n = 1536; n <= 8192; n += 512)
     EXPECT_LT(ch16::copy_rounds<ch16::Wide>(n, n, 132), ch16::copy_rounds<ch16::Chosen>(n, n, 132))
