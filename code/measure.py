@@ -187,7 +187,7 @@ def baseline(build_dir: Path, out: Path) -> None:
 
 
 def read_sizes(listing: Path) -> list[str]:
-    """The sizes in a list of sizes, one or more per line (# starts a comment)."""
+    """The sizes (or names) in a list, one or more per line (# starts a comment)."""
     if not listing.exists():
         return []
     lines = [line.split("#")[0] for line in listing.read_text().splitlines()]
@@ -199,10 +199,12 @@ def extra_sizes(program: Program) -> list[str]:
     chapters/<chapter>/extra-sizes for the chapter and its variants, and
     chapters/<chapter>/own-sizes for the chapter's own binary alone (sizes
     a figure of the chapter's kernel needs, which its variants would only
-    make the run longer)."""
+    make the run longer) and for the variants named in
+    chapters/<chapter>/own-sizes-variants."""
     folder = ROOT / "chapters" / program.chapter
     sizes = read_sizes(folder / "extra-sizes")
-    if program.name == program.chapter:
+    variant = program.name.removeprefix(program.chapter).removeprefix("-")
+    if not variant or variant in read_sizes(folder / "own-sizes-variants"):
         sizes += read_sizes(folder / "own-sizes")
     return sizes
 

@@ -611,13 +611,25 @@ inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
 /// below it everywhere, at two thirds of the speed.
 constexpr int kRoundBelowK = 1024;
 
+/// 3xTF32 on the 64-row tile where its count (split_rounds()) is the
+/// smaller, on the 128-row tile otherwise.
+template <class Square, class Half>
+void launch_3xtf32_by_count(const ladder::Gemm& g, cudaStream_t stream) {
+  static const int sms = ch13::sm_count();
+  if (split_rounds<Half>(g.M, g.N, sms) < split_rounds<Square>(g.M, g.N, sms)) {
+    launch<Half>(g, stream);
+  } else {
+    launch<Square>(g, stream);
+  }
+}
+
 /// The variant "3xtf32": A's split rounded for short K, truncated (the
-/// faster) from kRoundBelowK on.
+/// faster) from kRoundBelowK on; the tile by the count.
 inline void launch_3xtf32(const ladder::Gemm& g, cudaStream_t stream) {
   if (g.K < kRoundBelowK) {
-    launch<SplitRounded>(g, stream);
+    launch_3xtf32_by_count<SplitRounded, SplitRoundedNarrow>(g, stream);
   } else {
-    launch<Split>(g, stream);
+    launch_3xtf32_by_count<Split, SplitNarrow>(g, stream);
   }
 }
 // [end]
@@ -685,6 +697,7 @@ inline ladder::Chapter chapter() {
            variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
            variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K", launch_3xtf32),
            variant<Split>("3xtf32-truncated", "3xTF32 on wgmma, A truncated"),
+           variant<SplitNarrow>("3xtf32-narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
            variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},
           true};
 }

@@ -46,8 +46,9 @@ struct Tiling {
   static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
   static_assert(BM == 64 || BM == 128 || BM == 256,
                 "the kernel has wgmma m64n64k8, m64n128k8 and m64n256k8");
-  static_assert(PRODUCTS == 1 || (PRODUCTS == 3 && BM == 128),
-                "PRODUCTS is 1, or 3 with the 128-row tile (its sums take 64 more registers)");
+  static_assert(PRODUCTS == 1 || (PRODUCTS == 3 && BM <= 128),
+                "PRODUCTS is 1, or 3 with the 64- or 128-row tile (its sums take BM / 2 more "
+                "registers, too many beside the 256-row tile's accumulators)");
   static_assert(SUM_STEPS >= 1 && (BK / 8) % SUM_STEPS == 0, "SUM_STEPS divides a stage's steps");
   /// Registers per thread for the producer and the consumers (setmaxnreg),
   /// or 0 to leave them as the compiler sets them. A 384-thread block gets
@@ -73,6 +74,9 @@ using Split = Tiling<128, 3>;
 /// 3xTF32 with A rounded, as chapter 15 splits it, and the tensor cores'
 /// sums half as long: two steps of 8.
 using SplitRounded = Tiling<128, 3, 2, true>;
+/// The same two on the 64 x 128 tile.
+using SplitNarrow = Tiling<64, 3>;
+using SplitRoundedNarrow = Tiling<64, 3, 2, true>;
 // [end]
 
 // [pick]
@@ -84,6 +88,23 @@ template <class T>
 constexpr long long copy_rounds(int M, int N, int sms) {
   const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   return (blocks + sms - 1) / sms * (T::BM + BN) * BK;
+}
+
+/// 3xTF32's count. Its three products make the tensor cores, not the copies,
+/// bound a K-step, so the count is rounds times how long a block's step
+/// lasts, in steps of the 128-row tile. A 64-row block multiplies half as
+/// much per step but takes longer than half: the rest of its step (B^T's
+/// fragments and their split, the waits) does not halve. Fitted to the
+/// variants' times at 4096 and 8192, where both tiles fill every SM: the
+/// 64-row tile runs at 0.73 times the 128-row tile's rate, so its step
+/// lasts 0.5 / 0.73, about 0.68, of one.
+constexpr double kNarrowSplitStep = 0.68;
+
+template <class T>
+constexpr double split_rounds(int M, int N, int sms) {
+  static_assert(T::PRODUCTS == 3 && (T::BM == 64 || T::BM == 128), "3xTF32's two tiles");
+  const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  return static_cast<double>((blocks + sms - 1) / sms) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
 }
 // [end]
 

@@ -539,6 +539,29 @@ TEST(Chapter16Pick, CountsRoundsOfCopies) {
         << n;
 }
 
+// 3xTF32 picks its tile by split_rounds(): rounds times a block's step, the
+// 64-row tile's step kNarrowSplitStep of the 128-row tile's.
+TEST(Chapter16Pick, SplitCountsRoundsOfSteps) {
+  // 4096 on 132 SMs: 1024 blocks of 128 rows in 8 rounds; 2048 of 64 rows
+  // in 16 rounds, each step kNarrowSplitStep long.
+  EXPECT_DOUBLE_EQ(ch16::split_rounds<ch16::Split>(4096, 4096, 132), 8.0);
+  EXPECT_DOUBLE_EQ(ch16::split_rounds<ch16::SplitNarrow>(4096, 4096, 132),
+                   16 * ch16::kNarrowSplitStep);
+  // One round either way: the 64-row tile's shorter step wins (1024: 64
+  // blocks of 128 rows, 128 of 64).
+  for (int n : {256, 512, 1000, 1024})
+    EXPECT_LT(ch16::split_rounds<ch16::SplitNarrow>(n, n, 132),
+              ch16::split_rounds<ch16::Split>(n, n, 132))
+        << n;
+  // From 1280 on, the 64-row tile needs more than 1 / kNarrowSplitStep
+  // times the rounds, and the 128-row tile wins: 1280 (one round against
+  // two), 1536 (two against three), 2560 (four against seven).
+  for (int n = 1280; n <= 8192; n += 256)
+    EXPECT_LT(ch16::split_rounds<ch16::Split>(n, n, 132),
+              ch16::split_rounds<ch16::SplitNarrow>(n, n, 132))
+        << n;
+}
+
 // Chapter 16's 3xTF32: A's parts (split_truncated). Big is what wgmma reads
 // of x (its low 13 bits dropped), small what that drops; together exactly x.
 TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {

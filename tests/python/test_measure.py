@@ -161,3 +161,24 @@ def test_a_size_named_twice_is_measured_once():
     program = measure.Program("13-tail", "13-tail", ("bin/13-tail",))
     sizes = measure.sanitizer_sizes(program, "256")
     assert len({measure.dims(s) for s in sizes}) == len(sizes)
+
+
+def test_own_sizes_reach_the_chapter_and_the_variants_it_names():
+    """own-sizes is for the chapter's own binary and the variants that
+    own-sizes-variants names; the others get extra-sizes alone."""
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+    from types import SimpleNamespace
+
+    def sizes(name):
+        return measure.extra_sizes(SimpleNamespace(chapter="16-wgmma", name=name))
+
+    own = measure.read_sizes(ROOT / "chapters" / "16-wgmma" / "own-sizes")
+    extra = measure.read_sizes(ROOT / "chapters" / "16-wgmma" / "extra-sizes")
+    assert own and "3xtf32" in measure.read_sizes(
+        ROOT / "chapters" / "16-wgmma" / "own-sizes-variants")
+    assert sizes("16-wgmma") == extra + own
+    assert sizes("16-wgmma-3xtf32") == extra + own
+    # A variant whose name only starts like a named one gets no own sizes.
+    assert sizes("16-wgmma-3xtf32-narrow") == extra
+    assert sizes("16-wgmma-square") == extra
