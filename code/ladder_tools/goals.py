@@ -4,7 +4,9 @@ that a page's verdict follows its numbers.
 
 A goal is one line: ``<percent> | <label> | <sizes>``, where the sizes are
 tokens separated by spaces, each ``N`` (an N x N x N product), ``MxNxK``,
-or ``A..B:S`` (the squares A, A + S, ... up to B).
+or ``A..B:S`` (the squares A, A + S, ... up to B). A fourth field,
+``| cuBLAS TF32``, holds the goal against cuBLAS on TF32 instead of cuBLAS's
+SGEMM (Part II's TF32 kernels).
 """
 from __future__ import annotations
 
@@ -14,11 +16,17 @@ from .formatting import parse_size
 from .results import ResultsError
 
 
+#: What a goal can be held against: its name on a goal line, and the
+#: prefix of the result's fields for it (``<prefix>_gflops``).
+AGAINST = {"cuBLAS": "cublas", "cuBLAS TF32": "cublas_tf32"}
+
+
 @dataclass(frozen=True)
 class Goal:
     percent: float  #: the least % of cuBLAS the goal asks for
     label: str  #: what the sizes are, in words
     sizes: tuple[tuple[int, int, int], ...]
+    against: str = "cuBLAS"  #: a key of AGAINST
 
 
 @dataclass(frozen=True)
@@ -47,32 +55,36 @@ def parse_sizes(text: str) -> tuple[tuple[int, int, int], ...]:
 
 
 def parse_goal(line: str) -> Goal:
-    """One ``<percent> | <label> | <sizes>`` line."""
+    """One ``<percent> | <label> | <sizes> [| <against>]`` line."""
     parts = [part.strip() for part in line.split("|")]
-    if len(parts) != 3:
-        raise ResultsError(f"goal {line!r} is not '<percent> | <label> | <sizes>'")
+    if len(parts) not in (3, 4):
+        raise ResultsError(f"goal {line!r} is not '<percent> | <label> | <sizes> [| <against>]'")
     try:
         percent = float(parts[0].rstrip("%"))
     except ValueError as error:
         raise ResultsError(f"goal {line!r}: {parts[0]!r} is not a percent") from error
-    return Goal(percent, parts[1], parse_sizes(parts[2]))
+    against = parts[3] if len(parts) == 4 else "cuBLAS"
+    if against not in AGAINST:
+        raise ResultsError(f"goal {line!r}: {against!r} is not one of {', '.join(AGAINST)}")
+    return Goal(percent, parts[1], parse_sizes(parts[2]), against)
 
 
 def judge(goal: Goal, timed_at, fastest_cublas=None) -> Verdict:
     """The goal against a result; `timed_at(size)` gives a size's timed
-    entry or None (ChapterResult.timed_at). With `fastest_cublas(size)` (the
-    fastest cuBLAS GFLOP/s any run measured at that size, this entry's
-    included), each size is held against that rate instead of the cuBLAS run
-    beside the kernel."""
+    entry or None (ChapterResult.timed_at). With `fastest_cublas(size,
+    field)` (the fastest GFLOP/s in `field`, cuBLAS's or cuBLAS TF32's, any
+    run measured at that size, this entry's included), each size is held
+    against that rate instead of the cuBLAS run beside the kernel."""
+    field = f"{AGAINST[goal.against]}_gflops"
     measured, unmeasured = {}, []
     for size in goal.sizes:
         entry = timed_at(size)
-        if entry is None:
+        if entry is None or field not in entry:
             unmeasured.append(size)
         elif fastest_cublas is None:
-            measured[size] = entry["pct_cublas"]
+            measured[size] = entry[f"pct_{AGAINST[goal.against]}"]
         else:
-            fastest = max(fastest_cublas(size) or 0.0, entry["cublas_gflops"])
+            fastest = max(fastest_cublas(size, field) or 0.0, entry[field])
             measured[size] = 100.0 * entry["gflops"] / fastest
     below = {size: pct for size, pct in measured.items() if pct < goal.percent}
     return Verdict(goal, measured, below, tuple(unmeasured))

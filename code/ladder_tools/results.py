@@ -241,14 +241,15 @@ def median_cublas_gflops(
 
 
 def fastest_cublas_gflops(
-    results: list[ChapterResult], size: tuple[int, int, int]
+    results: list[ChapterResult], size: tuple[int, int, int], field: str = "cublas_gflops"
 ) -> float | None:
-    """cuBLAS GFLOP/s at ``size``, the fastest of the chapters' runs of it.
+    """cuBLAS GFLOP/s at ``size`` (``field``: cuBLAS's SGEMM, or
+    ``cublas_tf32_gflops``), the fastest of the chapters' runs of it.
     At small sizes cuBLAS's time varies from process to process far more than
     a chapter's kernel does; a goal held against this rate cannot be met by a
     slow cuBLAS run."""
     entries = (result.at(size) for result in results)
-    rates = [entry["cublas_gflops"] for entry in entries if entry and is_timed(entry)]
+    rates = [entry[field] for entry in entries if entry and is_timed(entry) and field in entry]
     return max(rates) if rates else None
 
 

@@ -366,7 +366,7 @@ def _goal_item(verdict: goals.Verdict) -> nodes.list_item:
     """One goal's verdict, in words: how many of its sizes were measured,
     the lowest, and those below the goal."""
     goal = verdict.goal
-    text = [f", at least {goal.percent:g}% of cuBLAS: "
+    text = [f", at least {goal.percent:g}% of {goal.against}: "
             f"{len(verdict.measured)} of {len(goal.sizes)} sizes measured"]
     if verdict.measured:
         lowest = min(verdict.measured, key=verdict.measured.get)
@@ -411,8 +411,9 @@ class GoalsDirective(_ChapterDirective):
             self.track(other.path)
         verdicts = nodes.bullet_list(classes=["ladder-goals"])
         for goal in wanted:
-            verdict = goals.judge(goal, result.timed_at,
-                                  lambda size: results.fastest_cublas_gflops(every, size))
+            verdict = goals.judge(
+                goal, result.timed_at,
+                lambda size, field: results.fastest_cublas_gflops(every, size, field))
             verdicts += _goal_item(verdict)
         block += paragraph("Each size is held against the fastest cuBLAS time recorded "
                            "for it on this GPU, in any chapter's run, not only the one "

@@ -341,13 +341,43 @@ def test_a_goal_is_held_against_the_fastest_cublas_run(tree):
              "sizes": [{**mine, "gflops": 900.0, "cublas_gflops": 1500.0, "pct_cublas": 60.0}]}
     (results / "h200" / "chapters" / "02-other.json").write_text(json.dumps(other))
     every = [load_chapter_result(results, "h200", slug, repo) for slug in ("01-test", "02-other")]
-    fastest = lambda size: fastest_cublas_gflops(every, size)  # noqa: E731
+    fastest = lambda size, field: fastest_cublas_gflops(every, size, field)  # noqa: E731
     goal = goals.parse_goal("90 | Squares | 512")
     assert goals.judge(goal, every[0].timed_at).below == {}
     verdict = goals.judge(goal, every[0].timed_at, fastest)
     assert verdict.below == {(512,) * 3: pytest.approx(100.0 * 1100.0 / 1500.0)}
-    assert goals.judge(goal, every[1].timed_at, lambda size: 1000.0).measured == {
+    assert goals.judge(goal, every[1].timed_at, lambda size, field: 1000.0).measured == {
         (512,) * 3: pytest.approx(60.0)}
+
+
+def test_a_goal_can_be_held_against_cublas_on_tf32(tree):
+    """A goal line's fourth field holds it against cuBLAS TF32's rate (its
+    fastest run too); a result without a TF32 rate leaves the size
+    unmeasured, and an unknown name is refused."""
+    repo, results, _ = tree
+    path = results / "h200" / "chapters" / "01-test.json"
+    content = json.loads(path.read_text())
+    mine = {**content["sizes"][0], "M": 512, "N": 512, "K": 512, "gflops": 1100.0,
+            "cublas_gflops": 100.0, "pct_cublas": 1100.0, "cublas_tf32_gflops": 1000.0,
+            "pct_cublas_tf32": 110.0}
+    plain = {k: v for k, v in mine.items() if "tf32" not in k}
+    content["sizes"] = [mine, {**plain, "M": 1024, "N": 1024, "K": 1024}]
+    path.write_text(json.dumps(content))
+    other = {**content, "chapter": "02-other",
+             "sizes": [{**mine, "gflops": 900.0, "cublas_tf32_gflops": 1500.0}]}
+    (results / "h200" / "chapters" / "02-other.json").write_text(json.dumps(other))
+    every = [load_chapter_result(results, "h200", slug, repo) for slug in ("01-test", "02-other")]
+    goal = goals.parse_goal("90 | TF32 | 512 1024 | cuBLAS TF32")
+    assert goal.against == "cuBLAS TF32"
+    verdict = goals.judge(goal, every[0].timed_at)
+    assert verdict.measured == {(512,) * 3: 110.0} and verdict.unmeasured == ((1024,) * 3,)
+    fastest = lambda size, field: fastest_cublas_gflops(every, size, field)  # noqa: E731
+    assert goals.judge(goal, every[0].timed_at, fastest).below == {
+        (512,) * 3: pytest.approx(100.0 * 1100.0 / 1500.0)}
+    # Against SGEMM the same entry is far above 90%.
+    assert goals.judge(goals.parse_goal("90 | SGEMM | 512"), every[0].timed_at, fastest).below == {}
+    with pytest.raises(ResultsError):
+        goals.parse_goal("90 | TF32 | 512 | cuBLAS FP16")
 
 
 def test_value_requests_parse():
