@@ -387,7 +387,7 @@ class GoalsDirective(_ChapterDirective):
     """``{ladder-goals} <slug>``: the chapter's goals against its result."""
 
     has_content = True
-    option_spec = {"gpu": directives.unchanged}
+    option_spec = {"gpu": directives.unchanged, "brief": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         try:
@@ -415,10 +415,11 @@ class GoalsDirective(_ChapterDirective):
                 goal, result.timed_at,
                 lambda size, field: results.fastest_cublas_gflops(every, size, field))
             verdicts += _goal_item(verdict)
-        block += paragraph("Each size is held against the fastest cuBLAS time recorded "
-                           "for it on this GPU, in any chapter's run, not only the one "
-                           "beside the kernel, so a percentage here can be lower than in "
-                           "the chapter's table.")
+        if "brief" not in self.options:  # a second list on the page need not say it again
+            block += paragraph("Each size is held against the fastest cuBLAS time recorded "
+                               "for it on this GPU, in any chapter's run, not only the one "
+                               "beside the kernel, so a percentage here can be lower than in "
+                               "the chapter's table.")
         block += verdicts
         block += paragraph(results.provenance_line(result), ["ladder-provenance"])
         return [block]
