@@ -101,7 +101,8 @@ def title_words(r: Rounds) -> str:
 def alt_text(r: Rounds) -> str:
     last = f" and a last round of {r.last}" if r.last else ""
     return (f"{r.chapter} at {r.size}: {r.blocks} blocks on the {r.sms} SMs of the "
-            f"{r.gpu}, {r.per_sm} per SM at a time: {r.full} full rounds of "
+            f"{r.gpu}, {r.per_sm} per SM at a time: {r.full} full "
+            f"round{'s' if r.full != 1 else ''} of "
             f"{r.per_round}{last}; the SMs are busy {r.busy:.0%} of the rounds.")
 
 

@@ -6,7 +6,8 @@ A goal is one line: ``<percent> | <label> | <sizes>``, where the sizes are
 tokens separated by spaces, each ``N`` (an N x N x N product), ``MxNxK``,
 or ``A..B:S`` (the squares A, A + S, ... up to B). A fourth field,
 ``| cuBLAS TF32``, holds the goal against cuBLAS on TF32 instead of cuBLAS's
-SGEMM (Part II's TF32 kernels).
+SGEMM (Part II's TF32 kernels); ``| cuBLAS SGEMM`` names the default, for a
+page that lists both.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .results import ResultsError
 
 #: What a goal can be held against: its name on a goal line, and the
 #: prefix of the result's fields for it (``<prefix>_gflops``).
-AGAINST = {"cuBLAS": "cublas", "cuBLAS TF32": "cublas_tf32"}
+AGAINST = {"cuBLAS": "cublas", "cuBLAS SGEMM": "cublas", "cuBLAS TF32": "cublas_tf32"}
 
 
 @dataclass(frozen=True)

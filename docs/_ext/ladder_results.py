@@ -367,7 +367,7 @@ def _goal_item(verdict: goals.Verdict) -> nodes.list_item:
     the lowest, and those below the goal."""
     goal = verdict.goal
     text = [f", at least {goal.percent:g}% of {goal.against}: "
-            f"{len(verdict.measured)} of {len(goal.sizes)} sizes measured"]
+            f"measured at {len(verdict.measured)} of {len(goal.sizes)} sizes"]
     if verdict.measured:
         lowest = min(verdict.measured, key=verdict.measured.get)
         text.append(f", the lowest {format_percent(verdict.measured[lowest])} at "

@@ -376,6 +376,9 @@ def test_a_goal_can_be_held_against_cublas_on_tf32(tree):
         (512,) * 3: pytest.approx(100.0 * 1100.0 / 1500.0)}
     # Against SGEMM the same entry is far above 90%.
     assert goals.judge(goals.parse_goal("90 | SGEMM | 512"), every[0].timed_at, fastest).below == {}
+    assert goals.parse_goal("90 | SGEMM | 512 | cuBLAS SGEMM").against == "cuBLAS SGEMM"
+    assert goals.judge(goals.parse_goal("90 | SGEMM | 512 | cuBLAS SGEMM"),
+                       every[0].timed_at).measured == {(512,) * 3: 1100.0}
     with pytest.raises(ResultsError):
         goals.parse_goal("90 | TF32 | 512 | cuBLAS FP16")
 
