@@ -393,7 +393,8 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 
 // [kernel]
 /// @brief C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and
-/// C (M x N), one block per BM x BN tile of C.
+/// C (M x N), one block per BM x BN tile of C, or per slice of a tile that
+/// `cut` cuts along K (block_work()).
 ///
 /// wgmma on TF32 reads an operand from shared memory only when it is
 /// K-major, and row-major B is not: its rows run along N. So the block
@@ -406,26 +407,28 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 /// one of STAGES buffers (on 3xTF32 its other three warps split A's tile).
 /// Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
-/// wgmma.m64n{BM}k8.
+/// wgmma.m64n{BM}k8. A slice's block writes its sums, unscaled, into its
+/// BM x BN matrix of `partials`; sum_slices() adds them into C.
 /// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
 ///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS;
 ///      T::SMEM_BYTES of dynamic shared memory; the grid is
-///      ceil(N / BN) * ceil(M / T::BM) blocks.
+///      last_round_blocks(cut) blocks; room for that many BM x BN matrices
+///      at `partials` if cut.slices > 1.
 template <class T>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b, float* C, int M, int N, int K,
-                float alpha, float beta) {
+                float alpha, float beta, float* partials, LastRound cut) {
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
   __shared__ uint64_t full[STAGES], empty[STAGES], split[STAGES];
   const int warpgroup = threadIdx.x / WARPGROUP;
-  // Block b computes tile block_tile(b): chapter 12's grouped order.
-  const ch14::TileCoord tile =
-      ch14::block_tile<T>(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN);
+  // The block's share; its tile in chapter 12's grouped order.
+  const BlockWork work = block_work(cut, blockIdx.x);
+  const ch14::TileCoord tile = ch14::block_tile<T>(work.tile, (M + BM - 1) / BM, (N + BN - 1) / BN);
   const int tile_m = tile.row * BM, tile_n = tile.col * BN;
-  const int steps = (K + BK - 1) / BK;  // the copies fill zeros past K, M and N
+  const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
 
   init_stage_barriers<STAGES>(full, empty, split);
 
@@ -440,10 +443,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         float* As = tiles + s * STAGE_FLOATS;
         float* Bs = As + BM * BK;
         mbarrier_expect_bytes(&full[s], T::COPY_FLOATS * static_cast<int>(sizeof(float)));
-        tma_load_2d(As, &map_a, kt * BK, tile_m, &full[s]);
+        const int k = (work.first_step + kt) * BK;
+        tma_load_2d(As, &map_a, k, tile_m, &full[s]);
         for (int box = 0; box < BN / BOX_COLUMNS; ++box)
-          tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, kt * BK,
-                      &full[s]);
+          tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, k, &full[s]);
       }
     } else if (T::PRODUCTS == 3 && threadIdx.x >= 32) {
       // 3xTF32: the other three warps split each stage's A tile into its
@@ -474,6 +477,15 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
     // Unrolled, so that d is indexed by constants and stays in registers.
+    if (work.slice >= 0) {  // a slice: its sums as they are, into its matrix
+      float* out = partials + static_cast<size_t>(work.slice) * BM * BN;
+#pragma unroll
+      for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          out[c_row(lane, j, r) * BN + c_col(consumer_warp, lane, r)] = d[4 * j + r];
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
@@ -485,6 +497,30 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         }
       }
   }
+}
+// [end]
+
+// [sum-slices]
+/// The second pass of a cut last round: C = alpha * (the sum of a cut tile's
+/// slices, in the order of K) + beta * C, without reading C when beta == 0.
+/// One thread per element of the cut tiles.
+/// @pre the grid covers (cut.tiles - cut.whole_tiles) * T::BM * BN threads.
+template <class T>
+__global__ void sum_slices(const float* partials, LastRound cut, float* C, int M, int N,
+                           float alpha, float beta) {
+  constexpr int TILE = T::BM * BN;
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i >= 1ll * (cut.tiles - cut.whole_tiles) * TILE) return;
+  const int cut_tile = static_cast<int>(i / TILE), within = static_cast<int>(i % TILE);
+  const ch14::TileCoord tile =
+      ch14::block_tile<T>(cut.whole_tiles + cut_tile, (M + T::BM - 1) / T::BM, (N + BN - 1) / BN);
+  const int m = tile.row * T::BM + within / BN, n = tile.col * BN + within % BN;
+  if (m >= M || n >= N) return;
+  float sum = 0.0f;
+  for (int slice = 0; slice < cut.slices; ++slice)
+    sum += partials[(static_cast<size_t>(cut_tile) * cut.slices + slice) * TILE + within];
+  float* c = C + static_cast<size_t>(m) * N + n;
+  *c = alpha * sum + (beta != 0.0f ? beta * *c : 0.0f);
 }
 // [end]
 
@@ -551,12 +587,21 @@ inline long long workspace(int M, int N, int K) {
   return ch13::rows_on_16_bytes(N, K) ? 0 : ch13::packed_floats(M, N, K);
 }
 
+/// The floats of workspace that a cut last round of tiling T's can take at
+/// most: a BM x BN matrix for each of at most one block per SM.
+template <class T>
+long long slices_floats() {
+  static const int sms = ch13::sm_count();
+  return 1ll * sms * T::BM * BN;
+}
+
 /// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
 /// any other product on aligned copies (chapter 13's launch_packed()), or
 /// with too little workspace for them, chapter 14's kernel (chapter 15's
-/// for 3xTF32). The tensor maps are encoded on the host for each new pair of
-/// matrices (a call to the driver, no allocation) and passed to the kernel
-/// as parameters.
+/// for 3xTF32). Where the workspace has room (slices_floats()), the last
+/// round's tiles are cut into slices (last_round()). The tensor maps are
+/// encoded on the host for each new pair of matrices (a call to the driver,
+/// no allocation) and passed to the kernel as parameters.
 template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
   if (!tma_can_copy(g)) {
@@ -579,9 +624,18 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
     last = g;
   }
-  const int grid = ladder::ceil_div(g.N, BN) * ladder::ceil_div(g.M, T::BM);
-  sgemm_wgmma<T><<<grid, NUM_THREADS, T::SMEM_BYTES, stream>>>(map_a, map_b, g.C, g.M, g.N, g.K,
-                                                               g.alpha, g.beta);
+  static const int sms = ch13::sm_count();
+  LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
+  if (g.workspace_floats < slices_floats<T>())
+    cut = {cut.tiles, cut.tiles, 1, cut.steps, cut.steps};
+  sgemm_wgmma<T><<<last_round_blocks(cut), NUM_THREADS, T::SMEM_BYTES, stream>>>(
+      map_a, map_b, g.C, g.M, g.N, g.K, g.alpha, g.beta, g.workspace, cut);
+  if (cut.slices > 1) {
+    constexpr int THREADS = 256;
+    const long long elements = 1ll * (cut.tiles - cut.whole_tiles) * T::BM * BN;
+    sum_slices<T><<<static_cast<int>((elements + THREADS - 1) / THREADS), THREADS, 0, stream>>>(
+        g.workspace, cut, g.C, g.M, g.N, g.alpha, g.beta);
+  }
 }
 // [end]
 
@@ -611,12 +665,12 @@ inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
 /// below it everywhere, at two thirds of the speed.
 constexpr int kRoundBelowK = 1024;
 
-/// 3xTF32 on the 64-row tile where its count (split_rounds()) is the
+/// 3xTF32 on the 64-row tile where its count (split_steps()) is the
 /// smaller, on the 128-row tile otherwise.
 template <class Square, class Half>
 void launch_3xtf32_by_count(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = ch13::sm_count();
-  if (split_rounds<Half>(g.M, g.N, sms) < split_rounds<Square>(g.M, g.N, sms)) {
+  if (split_steps<Half>(g.M, g.N, g.K, sms) < split_steps<Square>(g.M, g.N, g.K, sms)) {
     launch<Half>(g, stream);
   } else {
     launch<Square>(g, stream);
@@ -624,13 +678,20 @@ void launch_3xtf32_by_count(const ladder::Gemm& g, cudaStream_t stream) {
 }
 
 /// The variant "3xtf32": A's split rounded for short K, truncated (the
-/// faster) from kRoundBelowK on; the tile by the count.
+/// faster) from kRoundBelowK on; the tile by the count, and its last round
+/// cut into slices (it asks for the workspace: workspace_3xtf32()).
 inline void launch_3xtf32(const ladder::Gemm& g, cudaStream_t stream) {
   if (g.K < kRoundBelowK) {
     launch_3xtf32_by_count<SplitRounded, SplitRoundedNarrow>(g, stream);
   } else {
     launch_3xtf32_by_count<Split, SplitNarrow>(g, stream);
   }
+}
+
+/// The variant "3xtf32"'s workspace: room for the copies, and for a cut
+/// last round's slices on either tile.
+inline long long workspace_3xtf32(int M, int N, int K) {
+  return workspace(M, N, K) + slices_floats<Split>();
 }
 // [end]
 
@@ -666,7 +727,8 @@ std::vector<ladder::Constant> constants() {
 /// Variant `name`: sgemm_wgmma<T>, launched by `launcher` (launch<T> if
 /// none is given).
 template <class T>
-ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn launcher = nullptr) {
+ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn launcher = nullptr,
+                        ladder::WorkspaceFn wants = workspace) {
   const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_wgmma<T>), NUM_THREADS,
                                   T::SMEM_BYTES};
   return {name,
@@ -676,7 +738,7 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
           kernel,
           constants<T>(),
           T::PRODUCTS == 3 ? ladder::Arithmetic::kFp32 : ladder::Arithmetic::kTf32,
-          workspace};
+          wants};
 }
 
 /// @brief This chapter as the runner and --describe see it: on TF32, the
@@ -695,7 +757,8 @@ inline ladder::Chapter chapter() {
            variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
            variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
            variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
-           variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K", launch_3xtf32),
+           variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K, last round cut",
+                          launch_3xtf32, workspace_3xtf32),
            variant<Split>("3xtf32-truncated", "3xTF32 on wgmma, A truncated"),
            variant<SplitNarrow>("3xtf32-narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
            variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},

@@ -90,10 +90,62 @@ constexpr long long copy_rounds(int M, int N, int sms) {
   return (blocks + sms - 1) / sms * (T::BM + BN) * BK;
 }
 
+/// Where the tiles leave the last round part-filled, its tiles are cut
+/// along K into slices, a block each, as many as fill the SMs: chapter 13's
+/// split-K, on the last round alone. A slice's block writes its sums into
+/// the workspace, and a second kernel adds each cut tile's slices into C.
+struct LastRound {
+  int tiles;            ///< tiles of C, in block_tile()'s order
+  int whole_tiles;      ///< the first tiles: a block each, straight into C
+  int slices;           ///< slices of each later tile (1: none is cut)
+  int steps;            ///< K-steps of a tile
+  int steps_per_slice;  ///< K-steps of every slice but the last
+};
+
+/// Tiling T's last round for an M x N x K product on `sms` SMs: its
+/// sms / tiles-left slices per tile, at most one per K-step; none where that
+/// is under 2.
+template <class T>
+constexpr LastRound last_round(int M, int N, int K, int sms) {
+  const int tiles = ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  const int steps = (K + BK - 1) / BK;
+  const int left = tiles % sms;  // the last round's tiles, if it is part-filled
+  const int most = left == 0 ? 1 : sms / left;
+  const int slices = most < steps ? most : steps;
+  if (slices < 2) return {tiles, tiles, 1, steps, steps};
+  const int per_slice = (steps + slices - 1) / slices;
+  // ceil(steps / per_slice) slices: none empty.
+  return {tiles, tiles - left, (steps + per_slice - 1) / per_slice, steps, per_slice};
+}
+
+/// The blocks a launch of `r` takes: one per whole tile, one per slice.
+constexpr int last_round_blocks(const LastRound& r) {
+  return r.whole_tiles + (r.tiles - r.whole_tiles) * r.slices;
+}
+
+/// Block `block`'s share: K-steps [first_step, end_step) of tile `tile`.
+/// `slice` numbers the slices of the cut tiles (its BM x BN matrix of the
+/// workspace), -1 for a whole tile.
+struct BlockWork {
+  int tile;
+  int first_step;
+  int end_step;
+  int slice;
+};
+
+__host__ __device__ constexpr BlockWork block_work(const LastRound& r, int block) {
+  if (block < r.whole_tiles) return {block, 0, r.steps, -1};
+  const int cut = block - r.whole_tiles;  // slice cut % slices of cut tile cut / slices
+  const int first = cut % r.slices * r.steps_per_slice;
+  const int end = first + r.steps_per_slice < r.steps ? first + r.steps_per_slice : r.steps;
+  return {r.whole_tiles + cut / r.slices, first, end, cut};
+}
+
 /// 3xTF32's count. Its three products make the tensor cores, not the copies,
-/// bound a K-step, so the count is rounds times how long a block's step
-/// lasts, in steps of the 128-row tile. A 64-row block multiplies half as
-/// much per step but takes longer than half: the rest of its step (B^T's
+/// bound a K-step, so the count is the K-steps of the busiest SM: a tile's
+/// steps per whole round, and a slice's in a cut last round, each step of
+/// the 128-row tile's length. A 64-row block multiplies half as much per
+/// step but likely takes longer than half: the rest of its step (B^T's
 /// fragments and their split, the waits) does not halve. Fitted to the
 /// variants' times at 4096 and 8192, where both tiles fill every SM: the
 /// 64-row tile runs at 0.73 times the 128-row tile's rate, so its step
@@ -101,10 +153,12 @@ constexpr long long copy_rounds(int M, int N, int sms) {
 constexpr double kNarrowSplitStep = 0.68;
 
 template <class T>
-constexpr double split_rounds(int M, int N, int sms) {
+constexpr double split_steps(int M, int N, int K, int sms) {
   static_assert(T::PRODUCTS == 3 && (T::BM == 64 || T::BM == 128), "3xTF32's two tiles");
-  const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
-  return static_cast<double>((blocks + sms - 1) / sms) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
+  const LastRound r = last_round<T>(M, N, K, sms);
+  const int whole_rounds = (r.whole_tiles + sms - 1) / sms;
+  const int last = r.slices > 1 ? r.steps_per_slice : 0;
+  return (whole_rounds * r.steps + last) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
 }
 // [end]
 

@@ -539,26 +539,78 @@ TEST(Chapter16Pick, CountsRoundsOfCopies) {
         << n;
 }
 
-// 3xTF32 picks its tile by split_rounds(): rounds times a block's step, the
+// Chapter 16's last round: where the tiles leave it part-filled, its tiles
+// are cut into slices along K, as many as fill the SMs.
+TEST(Chapter16LastRound, CutsOnlyAPartFilledLastRound) {
+  // 4096 on 132 SMs: 1024 tiles; the last round's 100 tiles leave 32 SMs
+  // idle, too few for a second slice each: nothing is cut.
+  const ch16::LastRound whole = ch16::last_round<ch16::Split>(4096, 4096, 4096, 132);
+  EXPECT_EQ(whole.slices, 1);
+  EXPECT_EQ(whole.whole_tiles, 1024);
+  EXPECT_EQ(ch16::last_round_blocks(whole), 1024);
+  // 1536: 144 tiles of 48 steps. 132 whole; the last 12 tiles take
+  // 132 / 12 = 11 slices at most, of ceil(48 / 11) = 5 steps, so 10 slices
+  // (the last of 3 steps) and 120 blocks in the last round.
+  const ch16::LastRound r = ch16::last_round<ch16::Split>(1536, 1536, 1536, 132);
+  EXPECT_EQ(r.whole_tiles, 132);
+  EXPECT_EQ(r.slices, 10);
+  EXPECT_EQ(r.steps_per_slice, 5);
+  EXPECT_EQ(ch16::last_round_blocks(r), 132 + 12 * 10);
+  // Fewer tiles than SMs: all of them are cut, no more slices than steps.
+  const ch16::LastRound tiny = ch16::last_round<ch16::Split>(256, 256, 256, 132);
+  EXPECT_EQ(tiny.whole_tiles, 0);
+  EXPECT_EQ(tiny.slices, 8);
+  EXPECT_EQ(tiny.steps_per_slice, 1);
+}
+
+// Every K-step of every tile belongs to exactly one block, and the slices
+// of a cut tile are numbered apart, so that no two blocks write the same
+// matrix of the workspace.
+TEST(Chapter16LastRound, BlocksCoverEveryStepOnce) {
+  for (const auto& mnk : std::vector<std::array<int, 3>>{{1536, 1536, 1536},
+                                                         {1530, 1660, 200},
+                                                         {200, 260, 44},
+                                                         {8192, 8192, 8192},
+                                                         {2560, 2560, 2560},
+                                                         {1024, 1024, 1000}}) {
+    const ch16::LastRound r = ch16::last_round<ch16::Split>(mnk[0], mnk[1], mnk[2], 132);
+    std::vector<int> covered(static_cast<size_t>(r.tiles) * r.steps, 0);
+    std::vector<int> slice_seen((r.tiles - r.whole_tiles) * r.slices, 0);
+    for (int b = 0; b < ch16::last_round_blocks(r); ++b) {
+      const ch16::BlockWork w = ch16::block_work(r, b);
+      ASSERT_LT(w.first_step, w.end_step) << "block " << b << " has no step";
+      for (int k = w.first_step; k < w.end_step; ++k) ++covered[size_t(w.tile) * r.steps + k];
+      if (w.slice >= 0) ++slice_seen[w.slice];
+      EXPECT_EQ(w.slice < 0, w.tile < r.whole_tiles) << b;
+    }
+    EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), r.tiles * r.steps) << mnk[0];
+    EXPECT_EQ(std::count(slice_seen.begin(), slice_seen.end(), 1),
+              static_cast<long>(slice_seen.size()))
+        << mnk[0];
+  }
+}
+
+// 3xTF32 picks its tile by split_steps(): the busiest SM's K-steps, the
 // 64-row tile's step kNarrowSplitStep of the 128-row tile's.
-TEST(Chapter16Pick, SplitCountsRoundsOfSteps) {
-  // 4096 on 132 SMs: 1024 blocks of 128 rows in 8 rounds; 2048 of 64 rows
-  // in 16 rounds, each step kNarrowSplitStep long.
-  EXPECT_DOUBLE_EQ(ch16::split_rounds<ch16::Split>(4096, 4096, 132), 8.0);
-  EXPECT_DOUBLE_EQ(ch16::split_rounds<ch16::SplitNarrow>(4096, 4096, 132),
-                   16 * ch16::kNarrowSplitStep);
-  // One round either way: the 64-row tile's shorter step wins (1024: 64
-  // blocks of 128 rows, 128 of 64).
-  for (int n : {256, 512, 1000, 1024})
-    EXPECT_LT(ch16::split_rounds<ch16::SplitNarrow>(n, n, 132),
-              ch16::split_rounds<ch16::Split>(n, n, 132))
-        << n;
-  // From 1280 on, the 64-row tile needs more than 1 / kNarrowSplitStep
-  // times the rounds, and the 128-row tile wins: 1280 (one round against
-  // two), 1536 (two against three), 2560 (four against seven).
-  for (int n = 1280; n <= 8192; n += 256)
-    EXPECT_LT(ch16::split_rounds<ch16::Split>(n, n, 132),
-              ch16::split_rounds<ch16::SplitNarrow>(n, n, 132))
+TEST(Chapter16Pick, SplitCountsStepsOfTheBusiestSm) {
+  // 4096 on 132 SMs: 1024 blocks of 128 rows in 8 rounds of 128 steps;
+  // 2048 of 64 rows in 16 rounds, each step kNarrowSplitStep long.
+  EXPECT_DOUBLE_EQ(ch16::split_steps<ch16::Split>(4096, 4096, 4096, 132), 8.0 * 128);
+  EXPECT_DOUBLE_EQ(ch16::split_steps<ch16::SplitNarrow>(4096, 4096, 4096, 132),
+                   16 * 128 * ch16::kNarrowSplitStep);
+  // 1536: one whole round of 48 steps and a cut one of 5.
+  EXPECT_DOUBLE_EQ(ch16::split_steps<ch16::Split>(1536, 1536, 1536, 132), 48 + 5);
+  // 256: 4 tiles of 128 rows or 8 of 64, each cut into 8 slices of one
+  // step; the shorter step wins.
+  EXPECT_LT(ch16::split_steps<ch16::SplitNarrow>(256, 256, 256, 132),
+            ch16::split_steps<ch16::Split>(256, 256, 256, 132));
+  // From 512 on the 128-row tile wins: 1024 cuts its 64 tiles in two
+  // (16 steps) where the 64-row tile's 128 fill the SMs uncut (32 steps of
+  // kNarrowSplitStep).
+  EXPECT_DOUBLE_EQ(ch16::split_steps<ch16::Split>(1024, 1024, 1024, 132), 16.0);
+  for (int n = 512; n <= 8192; n += 256)
+    EXPECT_LT(ch16::split_steps<ch16::Split>(n, n, n, 132),
+              ch16::split_steps<ch16::SplitNarrow>(n, n, n, 132))
         << n;
 }
 
