@@ -89,7 +89,9 @@ constexpr long long copy_rounds(int M, int N, int sms) {
   const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
   return (blocks + sms - 1) / sms * (T::BM + BN) * BK;
 }
+// [end]
 
+// [last-round]
 /// Where the tiles leave the last round part-filled, its tiles are cut
 /// along K into slices, a block each, as many as fill the SMs: chapter 13's
 /// split-K, on the last round alone. A slice's block writes its sums into
@@ -140,7 +142,9 @@ __host__ __device__ constexpr BlockWork block_work(const LastRound& r, int block
   const int end = first + r.steps_per_slice < r.steps ? first + r.steps_per_slice : r.steps;
   return {r.whole_tiles + cut / r.slices, first, end, cut};
 }
+// [end]
 
+// [pick-3xtf32]
 /// 3xTF32's count. Its three products make the tensor cores, not the copies,
 /// bound a K-step, so the count is the K-steps of the busiest SM: a tile's
 /// steps per whole round, and a slice's in a cut last round, each step of
