@@ -450,9 +450,12 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     PROBE_CHECK(cudaMemcpy(dC, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
     const CUtensorMap map_a = row_major_map(encode, dA, m, k, Chosen::BM);
     const CUtensorMap map_b = row_major_map(encode, dB, k, n, BK);
-    const dim3 grid((n + BN - 1) / BN, (m + Chosen::BM - 1) / Chosen::BM);
-    sgemm_wgmma<Chosen>
-        <<<grid, NUM_THREADS, Chosen::SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, beta);
+    // One block per tile, none cut into slices (so no workspace).
+    const int tiles = ((n + BN - 1) / BN) * ((m + Chosen::BM - 1) / Chosen::BM);
+    const int steps = (k + BK - 1) / BK;
+    const LastRound whole{tiles, tiles, 1, steps, steps};
+    sgemm_wgmma<Chosen><<<tiles, NUM_THREADS, Chosen::SMEM_BYTES>>>(map_a, map_b, dC, m, n, k,
+                                                                    alpha, beta, nullptr, whole);
     PROBE_CHECK(cudaGetLastError());
     PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
     float ms = 0;
@@ -462,8 +465,8 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
       PROBE_CHECK(cudaEventCreate(&stop));
       PROBE_CHECK(cudaEventRecord(start));
       for (int r = 0; r < repeats; ++r)
-        sgemm_wgmma<Chosen>
-            <<<grid, NUM_THREADS, Chosen::SMEM_BYTES>>>(map_a, map_b, dC, m, n, k, alpha, 0.0f);
+        sgemm_wgmma<Chosen><<<tiles, NUM_THREADS, Chosen::SMEM_BYTES>>>(
+            map_a, map_b, dC, m, n, k, alpha, 0.0f, nullptr, whole);
       PROBE_CHECK(cudaEventRecord(stop));
       PROBE_CHECK(cudaEventSynchronize(stop));
       PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));
