@@ -254,7 +254,9 @@ def fastest_cublas_gflops(
 
 
 def provenance_line(result: ChapterResult) -> str:
-    """GPU, versions, date and commit of one measurement, for under its table."""
+    """What a reader needs under a chapter's table: the GPU, the CUDA,
+    cuBLAS and driver versions, and the date measured. The commit and the
+    hashes of the inputs stay in the results file (see the appendix)."""
     p = result.provenance
     parts = [p["gpu"]]
     for label, field in (("CUDA", "cuda_runtime"), ("cuBLAS", "cublas"), ("driver", "driver")):
@@ -262,8 +264,6 @@ def provenance_line(result: ChapterResult) -> str:
             parts.append(f"{label} {p[field]}")
     if p.get("date"):
         parts.append(f"measured {p['date'][:10]}")
-    if p.get("git_commit"):
-        parts.append(f"commit {p['git_commit']}")
     return " \u00b7 ".join(parts)
 
 

@@ -101,7 +101,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_base import LadderMixin, stale_result_box
+from ladder_base import LadderMixin, provenance_paragraph, stale_result_box
 from ladder_nodes import admonition, figure, paragraph, stale_box, table
 
 from figures import bankgrid as bankgrid_figure
@@ -235,13 +235,13 @@ class ResourcesDirective(_AnalysisDirective):
             if result.stale:
                 output.insert(0, stale_result_box(result))
                 self.note_stale(result)
-        output.append(paragraph(
-            f"Computed by `code/analysis/occupancy.py` from `cuobjdump -res-usage` of "
-            f"`bin/{path.name}`, threads per block and dynamic shared memory from "
-            f"`bin/{path.name} --describe`{_variant_words(variant)}. Reported: "
-            "`cudaOccupancyMaxActiveBlocksPerMultiprocessor` on the GPU."
-            + _workspace_words(variant, self.variant_results(slug)),
-            ["ladder-provenance"]))
+        output.append(provenance_paragraph(
+            self.env,
+            "Computed: registers and shared memory as the compiler reports them, and the "
+            "blocks per SM they allow with the threads per block and dynamic shared memory "
+            f"that {slug} launches the kernel with. Reported: the same numbers as the CUDA "
+            "runtime reports them on the GPU, blocks per SM from its occupancy query."
+            + _workspace_words(variant, self.variant_results(slug))))
         return output
 
     def variant_results(self, slug: str) -> list[results.ChapterResult]:
@@ -289,11 +289,6 @@ def _workspace_words(variant: dict, measured: list[results.ChapterResult]) -> st
     return words
 
 
-def _variant_words(variant: dict) -> str:
-    """' (variant swizzled)' for a variant other than the chapter's own."""
-    return "" if variant["name"] == "default" else f" (variant {variant['name']})"
-
-
 # --------------------------------------------------------------------------
 # {ladder-sass} <slug> and {ladder-mix-figure}
 # --------------------------------------------------------------------------
@@ -320,14 +315,12 @@ class SassDirective(_AnalysisDirective):
                 f":inner-trips: {trips} given, but the K-loop of {name} has no inner loop")
         header, rows = mix_table(loop)
         inner = len(loop["inner_loops"])
-        where = (f"The K-loop of `{name}` ({kernel['arch']}) in "
-                 f"`bin/{path.name}`{_variant_words(variant)}, addresses "
-                 f"{loop['start']}\u2013{loop['end']}: static counts, each instruction of "
-                 "the body once")
+        where = (f"The K-loop of `{name}` in {slug}, {kernel['arch']} SASS: static counts, "
+                 "each instruction of the body once")
         where += (f"; it holds {inner} inner loop{'s' if inner > 1 else ''}." if inner
                   else ".")
         return [table([header], rows, classes=["ladder-table", "ladder-sass"]),
-                paragraph(where + " From `code/analysis/sass_mix.py`.", ["ladder-provenance"])]
+                provenance_paragraph(self.env, where)]
 
 
 class MixFigureDirective(_AnalysisDirective):
@@ -705,15 +698,31 @@ class TailPlansDirective(_AnalysisDirective):
         output.append(table([tailplan.PLANS_HEADER],
                             tailplan.plans_rows(plans, measured["default"], measured["tiles"]),
                             classes=["ladder-table", "ladder-tail-plans"]))
-        line = (f"{found.name}: {found.whence}. Predicted: the count (ch13::cost(), through "
-                "build/bin/tailplan, Small's weighted by its slowdown as the launcher "
-                "weighs it) of the plan over that of the \"tiles\" variant's, which is "
+        line = (f"{found.name}: {self.whence(found, result)}. Predicted: the count "
+                "(ch13::cost(), Small's weighted by its slowdown as the launcher weighs it) "
+                "of the plan over that of the \"tiles\" variant's, which is "
                 f"{tailplan.tiles_words(plans)}. Measured: the median time of 13-tail over "
                 "that of 13-tail-tiles")
         if measured["default"] is None or measured["tiles"] is None:
             line += " (not measured yet)"
-        output.append(paragraph(line + ".", ["ladder-provenance"]))
+        output.append(provenance_paragraph(self.env, line + "."))
         return output
+
+    def whence(self, found: tailplan.TailGpu, result: results.ChapterResult | None) -> str:
+        """Where the SMs and the blocks per SM come from, in the reader's
+        words (tailplan's own sentence names the results file)."""
+        binary, variant = self.variant(tailplan.CHAPTER)
+        _, small = tailplan.small_blocks_per_sm(binary, variant)
+        small_words = (f"Small's {found.small_blocks} per SM computed from its kernel's "
+                       f"{small['registers']} registers and "
+                       f"{variant['constants']['SMALL_SMEM_BYTES']} B of shared memory")
+        if result is not None:
+            blocks = "block" if found.big_blocks == 1 else "blocks"
+            return (f"{found.sms} SMs and Big's {found.big_blocks} {blocks} per SM, as "
+                    f"{tailplan.CHAPTER}'s run on it reported them; {small_words}")
+        return (f"{found.sms} SMs, as another chapter's run on it reported them "
+                f"({tailplan.CHAPTER} is not measured yet); Big's {found.big_blocks} per SM "
+                f"and {small_words}")
 
 
 class TailMapDirective(_AnalysisDirective):
@@ -801,20 +810,19 @@ class NcuDirective(_AnalysisDirective):
                             for slug in slugs} - {"None"})
             line = (f"Nsight Compute, one launch at {', '.join(sizes) or '?'}; "
                     f"{ncu.get('gpu', gpu)}")
-            # Each entry records the commit it was measured at; older files
-            # only say which run wrote the file last, and the line says so.
-            stamps = sorted({(e["measured"].get("date", "")[:10], e["measured"].get("git_commit", ""))
-                             for e in (ncu_entry(ncu, slug) or {} for slug in slugs)
-                             if isinstance(e.get("measured"), dict)})
-            if stamps:
-                line += "".join(f" \u00b7 measured {d} at commit {c}" for d, c in stamps)
-            elif ncu.get("git_commit"):
-                line += (f" \u00b7 file last written {ncu.get('date', '')[:10]} at commit "
-                         f"{ncu['git_commit']} (a partial run keeps earlier chapters' counters)")
+            # Each entry records the date it was measured; older files only
+            # say when a run last wrote the file, which may have kept earlier
+            # chapters' counters, so the line says "on or before".
+            dates = sorted({e["measured"].get("date", "")[:10]
+                            for e in (ncu_entry(ncu, slug) or {} for slug in slugs)
+                            if isinstance(e.get("measured"), dict)} - {""})
+            if dates:
+                line += f" \u00b7 measured {' and '.join(dates)}"
+            elif ncu.get("date"):
+                line += f" \u00b7 measured on or before {ncu['date'][:10]}"
             if any(models):
-                line += (". Model: wavefronts per instruction that the bank model predicts "
-                         "(`bankmap`)")
-            block += paragraph(line + ".", ["ladder-provenance"])
+                line += ". Model: wavefronts per instruction that the bank model predicts"
+            block += provenance_paragraph(self.env, line + ".")
             output.append(block)
         if not output:
             return [_not_yet("Not measured yet",
@@ -859,11 +867,11 @@ class IssueDirective(_AnalysisDirective):
                             classes=["ladder-table", "ladder-issue"])
             line = f"Nsight Compute, one launch of each at {entry.get('size', '?')}; {issue.get('gpu', gpu)}"
             stamp = entry.get("measured")
-            if isinstance(stamp, dict):
-                line += f" \u00b7 measured {stamp.get('date', '')[:10]} at commit {stamp.get('git_commit', '')}"
+            if isinstance(stamp, dict) and stamp.get("date"):
+                line += f" \u00b7 measured {stamp['date'][:10]}"
             line += (f". cuBLAS's kernel: `{cublas_name}`. A stall row is the cycles per issued "
                      "instruction that an average warp spent waiting for that reason")
-            block += paragraph(line + ".", ["ladder-provenance"])
+            block += provenance_paragraph(self.env, line + ".")
             output.append(block)
         if not output:
             return [_not_yet("Not measured yet",
@@ -932,7 +940,7 @@ class SweepDirective(_AnalysisDirective):
                      f"({counts['valid']} valid, {counts['kept']} kept by the filters)")
         if median is not None:
             line += f" \u00b7 median of the correct: {format_gflops(median)} GFLOP/s"
-        block += paragraph(_measured_when(line, provenance), ["ladder-provenance"])
+        block += provenance_paragraph(self.env, _measured_when(line, provenance))
         if "compare" in self.options:
             block += self.comparison(sweep, self.options["compare"])
         return block
@@ -957,11 +965,10 @@ class SweepDirective(_AnalysisDirective):
 
 
 def _measured_when(line: str, provenance: dict) -> str:
-    """``line`` followed by the date and commit a results file records."""
+    """``line`` followed by the date a results file records (its commit and
+    the hashes of its inputs stay in the file: see the appendix)."""
     if provenance.get("date"):
         line += f" \u00b7 measured {provenance['date'][:10]}"
-    if provenance.get("git_commit"):
-        line += f" \u00b7 commit {provenance['git_commit']}"
     return line
 
 
@@ -1009,7 +1016,7 @@ class TransposeDirective(_AnalysisDirective):
                 transpose_counter_rows(entry, variants),
                 classes=["ladder-table", "ladder-transpose"])
         line = name + " \u00b7 GB/s counts bytes read plus bytes written"
-        block += paragraph(_measured_when(line, provenance), ["ladder-provenance"])
+        block += provenance_paragraph(self.env, _measured_when(line, provenance))
         return block
 
 

@@ -1,5 +1,5 @@
-"""What every ladder directive and role shares: paths, dependencies, and the
-report of stale results.
+"""What every ladder directive and role shares: paths, dependencies, the
+report of stale results, and the provenance line under a table.
 
 Importing this module puts code/ (the ladder_tools package) and the
 repository root (figures/) on sys.path, so that the extension's modules can
@@ -8,6 +8,11 @@ measured on other code than the tree's) records it here; the records are
 written to ``ladder-stale.json`` in the output folder, and with
 ``ladder_fail_on_stale = True`` each is also a warning, which fails a ``-W``
 build.
+
+A provenance line (provenance_paragraph) speaks to the reader of a chapter:
+the GPU, the versions, the date, the kernel and what its counts are. Where
+the numbers come from (scripts, binaries, commits, the hashes that make a
+result stale) is said once, in the appendix section it links to.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 
+from docutils import nodes
+from sphinx import addnodes
 from sphinx.util import logging
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,6 +36,14 @@ from ladder_tools import binaries, results  # noqa: E402  (code/ is on the path 
 logger = logging.getLogger(__name__)
 
 STALE_REPORT = "ladder-stale.json"
+
+#: The appendix page, and its section (a MyST label) that says where the
+#: numbers of each provenance line come from: the scripts, the binaries and
+#: what a results file records. A chapter page's provenance lines keep to
+#: what a reader needs to read the numbers and link there for the rest.
+APPENDIX = "appendix"
+PROVENANCE_LABEL = "where-numbers-come-from"
+_LINK_TEXT = "where these numbers come from"
 
 
 class LadderMixin:
@@ -65,6 +80,26 @@ class LadderMixin:
     def note_stale(self, result: results.ChapterResult) -> None:
         """record_stale for a stale chapter result."""
         self.record_stale(result.gpu, result.data["chapter"], result.path, result.stale)
+
+
+def provenance_paragraph(env, text: str) -> nodes.paragraph:
+    """The small print under a table or a figure (class ``ladder-provenance``):
+    ``text`` (`backquoted` parts are code), then a sentence that links to the
+    appendix's section on where the numbers come from. A build without the
+    appendix page (a scratch page) gets the sentence without the link; a
+    book whose appendix has lost the label fails on the unresolved link."""
+    line = text.rstrip()
+    if not line.endswith("."):
+        line += "."
+    node = ladder_nodes.paragraph(line + " The appendix says ", ["ladder-provenance"])
+    if APPENDIX in env.found_docs:
+        node += addnodes.pending_xref(
+            "", nodes.inline(_LINK_TEXT, _LINK_TEXT), refdomain="std", reftype="ref",
+            reftarget=PROVENANCE_LABEL, refdoc=env.docname, refexplicit=True, refwarn=True)
+    else:
+        node += nodes.Text(_LINK_TEXT)
+    node += nodes.Text(".")
+    return node
 
 
 def stale_result_box(result: results.ChapterResult):

@@ -42,7 +42,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ladder_analysis import natural_figure
-from ladder_base import LadderMixin, stale_result_box
+from ladder_base import LadderMixin, provenance_paragraph, stale_result_box
 from ladder_nodes import admonition, figure, paragraph, table
 
 from figures import accuracy, by_size, ladder
@@ -142,12 +142,12 @@ def _untimed_note(result: results.ChapterResult, repo_root: Path) -> str | None:
             f"{format_size((e['M'], e['N'], e['K']))}: {e['timing_skipped']}"
             for e in skipped)
         sentences.append(
-            f"Timing skipped: the size was checked, but not timed. The measure command "
-            f"(code/measure.py) gives each size a budget of {budget_text}, and a chapter "
-            f"skips timing a size when its first run says that the timed runs{runs} "
-            f"would take longer ({reasons}).")
+            f"Timing skipped: the size was checked, but not timed. Each size has a timing "
+            f"budget of {budget_text}, and a chapter skips timing a size when its first run "
+            f"says that the timed runs{runs} would take longer ({reasons}).")
     if len(skipped) < len(entries):
-        sentences.append("Not timed: the size was only checked (--check-only).")
+        sentences.append("Not timed: the size was checked only, in a run that timed "
+                         "nothing.")
     return " ".join(sentences)
 
 
@@ -190,7 +190,7 @@ class ResultsDirective(_ChapterDirective):
             note = _untimed_note(result, self.repo_root)
             if note:
                 block += paragraph(note, ["ladder-provenance", "ladder-untimed"])
-            block += paragraph(results.provenance_line(result), ["ladder-provenance"])
+            block += provenance_paragraph(self.env, results.provenance_line(result))
             output.append(block)
         return output
 
@@ -421,7 +421,7 @@ class GoalsDirective(_ChapterDirective):
                                "beside the kernel, so a percentage here can be lower than in "
                                "the chapter's table.")
         block += verdicts
-        block += paragraph(results.provenance_line(result), ["ladder-provenance"])
+        block += provenance_paragraph(self.env, results.provenance_line(result))
         return [block]
 
 

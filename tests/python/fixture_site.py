@@ -16,9 +16,11 @@ own copy into a temporary folder (shared_site).
 from __future__ import annotations
 
 import argparse
+import html
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -56,6 +58,20 @@ def fixture_results(target: Path) -> Path:
                     [main_file(slug)], ROOT)
             path.write_text(json.dumps(content))
     return target
+
+
+#: What a chapter page's provenance lines leave to the appendix: commits,
+#: binaries, scripts, results files and the tools' own names.
+TOOL_TALK = ("commit", "bin/", "code/", ".py", ".json", "cuobjdump", "--describe",
+             "tailplan", "bankmap", "warpmap", "fragmap")
+
+
+def provenance_lines(page_html: str) -> list[str]:
+    """The text of each ``ladder-provenance`` paragraph of a built page,
+    tags removed and entities decoded."""
+    found = re.findall(r'<p class="[^"]*\bladder-provenance\b[^"]*">(.*?)</p>', page_html,
+                       re.S)
+    return [" ".join(html.unescape(re.sub(r"<[^>]+>", "", p)).split()) for p in found]
 
 
 def main_file(slug: str) -> str:

@@ -523,7 +523,13 @@ def test_book_builds_with_results_from_two_gpus(site):
     first, second = chapter.index("Fixture GPU A"), chapter.index("Fixture GPU B")
     assert first < second
     assert "137.4 [136.1\u2013140.2]" in chapter
-    assert "commit 0000000fixture" in chapter
+    # The provenance line: GPU, versions and date, and a link to the
+    # appendix for the rest; the commit stays in the results file.
+    assert ("Fixture GPU A (h200 folder) \u00b7 CUDA 0.0 \u00b7 cuBLAS 0.0.0 \u00b7 driver 0.0 "
+            "\u00b7 measured 2000-01-01. The appendix says where these numbers come from."
+            ) in fixture_site.provenance_lines(chapter)
+    assert 'href="../../appendix.html#where-numbers-come-from"' in chapter
+    assert "0000000fixture" not in chapter
     # An untimed size is listed, not dropped.
     assert "8192 \u00d7 8192 \u00d7 8192" in chapter and "timing skipped" in chapter
     # The stale result is shown under a visible warning, and recorded.
@@ -541,6 +547,39 @@ def test_book_builds_with_results_from_two_gpus(site):
     preface = html(site, "preface.html")
     assert "60,000 GFLOP/s" in preface  # baseline:fma_peak_gflops
     assert "ladder-summary" in html(site, "index.html")  # the ladder's table
+
+
+def tool_talk_in_chapter_pages(html_dir: Path) -> tuple[int, list[str]]:
+    """How many provenance lines the chapter pages (exercises included)
+    have, and each one that names a commit, a binary, a script, a results
+    file or a tool (fixture_site.TOOL_TALK): those belong in the appendix."""
+    count, found = 0, []
+    for page in sorted((html_dir / "chapters").rglob("*.html")):
+        for line in fixture_site.provenance_lines(page.read_text(encoding="utf-8")):
+            count += 1
+            found += [f"{page.relative_to(html_dir)}: {word!r} in {line!r}"
+                      for word in fixture_site.TOOL_TALK if word in line]
+    return count, found
+
+
+def test_chapter_pages_provenance_lines_leave_tool_talk_to_the_appendix(site):
+    """A chapter page speaks to a learner: its provenance lines (results,
+    ncu, issue profile, sweep, transpose, SASS mix, resources, chapter 13's
+    plans) give the GPU, the versions, the date and the kernel, and link to
+    the appendix's section for where the numbers come from."""
+    html_dir = site / "build" / "book" / "html"
+    count, found = tool_talk_in_chapter_pages(html_dir)
+    assert count > 0
+    assert found == []
+    appendix = (html_dir / "appendix.html").read_text(encoding="utf-8")
+    assert 'id="where-numbers-come-from"' in appendix
+    for slug in ("03-flat-block", "09-autotuning", "13-tail"):
+        page = html(site, f"chapters/{slug}/chapter.html")
+        lines = fixture_site.provenance_lines(page)
+        assert lines and all(line.endswith(
+            "The appendix says where these numbers come from.") for line in lines), slug
+        assert page.count('href="../../appendix.html#where-numbers-come-from"') == len(
+            lines), slug
 
 
 def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
@@ -567,6 +606,9 @@ def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
     page = html(tmp_path, "chapters/16-wgmma/chapter.html")
     assert page.count('class="ladder-goals') == 2
     assert page.count("Each size is held against the fastest cuBLAS") == 1
+    # The real results' provenance lines leave tool talk to the appendix too.
+    count, found = tool_talk_in_chapter_pages(tmp_path / "build" / "book" / "html")
+    assert count > 0 and found == []
 
 
 def test_book_builds_with_no_results(book_python, tmp_path):

@@ -624,8 +624,17 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     assert "(dispatch stall) 0.40 0.10" in text
     assert "fixture_cublas_gemm_kernel" in text
     assert "Stale" not in text
-    # Every figure twice, light and dark: mix, bank map, sweep.
+    # The provenance lines: the date, no commit, binary or script; with no
+    # appendix page in the build, the pointer to it is plain text.
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    lines = fixture_site.provenance_lines(html)
+    assert len(lines) == 8, lines  # 2 resources, sass, 2 ncu, sweep, transpose, issue
+    assert [(line, word) for line in lines for word in fixture_site.TOOL_TALK
+            if word in line] == []
+    assert all(line.endswith("The appendix says where these numbers come from.")
+               for line in lines)
+    assert "measured on or before 2000-01-01" in text and "measured 2000-01-01" in text
+    # Every figure twice, light and dark: mix, bank map, sweep.
     assert html.count("only-light") == html.count("only-dark") == 3
 
 
@@ -640,7 +649,8 @@ def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
     text = page_text(tmp_path)
     assert text.count("Not measured yet") == 2 and "Not swept yet" in text
     # Without a result, the launch is the one the binary describes.
-    assert "computed, sm_90 1024" in text and "bin/04-smem-tiling --describe" in text
+    assert "computed, sm_90 1024" in text
+    assert "dynamic shared memory that 04-smem-tiling launches the kernel with" in text
 
 
 @pytest.mark.parametrize("page, message", [
@@ -695,12 +705,13 @@ def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphin
     done = build_page(sphinx_python, tmp_path, VARIANTS, empty, binaries)
     assert done.returncode == 0, done.stdout + done.stderr
     text = page_text(tmp_path)
-    # The swizzled variant's own kernel (its A layout is 1), in bin/10-padding.
+    # The swizzled variant's own kernel (its A layout is 1), named by its
+    # result's slug, not by the binary it is in.
     assert "ALayout 1" in text and "ALayout 0" not in text
-    assert "bin/10-padding (variant swizzled)" in text
+    assert " in 10-padding-swizzled, sm_90 SASS: static counts" in text
     # Chapter 11's dynamic shared memory and chapter 12's, as --describe gives them.
     assert "0 B + 24.2 KiB dynamic" in text
-    assert "bin/11-double-buffering --describe (variant rows)" in text
+    assert "dynamic shared memory that 11-double-buffering-rows launches the kernel" in text
     # One general path: the unpadded variant's (rows of BM floats: 48 KiB of
     # As and Bs), not the padded or the swizzled layout's too.
     assert text.count("computed, sm_90 256") == 1 and "0 B + 48 KiB dynamic" in text
