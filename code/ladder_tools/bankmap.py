@@ -45,6 +45,8 @@ def _number(value: float) -> str:
 
 
 def bank_summary(report: dict) -> str:
-    """'32 wavefronts, 32-way (ideal 1)'."""
-    return (f"{report['wavefronts']} wavefronts, {_number(report['conflict_degree'])}-way "
+    """'32 wavefronts, 32-way (ideal 1)'; '1 wavefront, 1-way (ideal 1)'."""
+    count = report["wavefronts"]
+    return (f"{count} wavefront{'' if count == 1 else 's'}, "
+            f"{_number(report['conflict_degree'])}-way "
             f"(ideal {report['ideal_wavefronts']})")

@@ -298,6 +298,8 @@ def test_bank_rows_and_summary():
     assert bankmap.bank_summary(report) == "4 wavefronts, 2-way (ideal 2)"
     report["conflict_degree"] = 1.5
     assert bankmap.bank_summary(report) == "4 wavefronts, 1.50-way (ideal 2)"
+    report.update(wavefronts=1, ideal_wavefronts=1, conflict_degree=1.0)
+    assert bankmap.bank_summary(report) == "1 wavefront, 1-way (ideal 1)"
 
 
 # -- ncu counters ----------------------------------------------------------------
