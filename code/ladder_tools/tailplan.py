@@ -122,8 +122,8 @@ def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU):
         if not big or not sms:
             raise AnalysisError(f"{found.path}: no provenance sm_count or resources "
                                 "blocks_per_sm")
-        whence = (f"{sms} SMs and Big's {big} block{'s' if big > 1 else ''} per SM as "
-                  f"{found.path.name} reports them; {small_words}")
+        whence = (f"{sms} SMs and Big's {big} block{'s' if big > 1 else ''} per SM, as "
+                  f"{CHAPTER}'s run on it reported them; {small_words}")
         return (TailGpu(found.provenance.get("gpu", gpu), sms, big, small, whence), read,
                 found)
     others = results.gpu_chapter_results(root, gpu, repo_root)
@@ -137,7 +137,8 @@ def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU):
     big = computed_occupancy(big_kernel[0], launch["threads_per_block"],
                              launch["dynamic_smem_bytes"])["blocks_per_sm"]
     sms = other.provenance["sm_count"]
-    whence = (f"{sms} SMs as {other.path.name} reports them ({CHAPTER} is not measured yet); "
+    whence = (f"{sms} SMs, as another chapter's run on it reported them ({CHAPTER} is not "
+              "measured yet); "
               f"Big's {big} per SM and {small_words}")
     return TailGpu(other.provenance.get("gpu", gpu), sms, big, small, whence), read, None
 

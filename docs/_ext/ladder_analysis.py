@@ -698,7 +698,7 @@ class TailPlansDirective(_AnalysisDirective):
         output.append(table([tailplan.PLANS_HEADER],
                             tailplan.plans_rows(plans, measured["default"], measured["tiles"]),
                             classes=["ladder-table", "ladder-tail-plans"]))
-        line = (f"{found.name}: {self.whence(found, result)}. Predicted: the count "
+        line = (f"{found.name}: {found.whence}. Predicted: the count "
                 "(ch13::cost(), Small's weighted by its slowdown as the launcher weighs it) "
                 "of the plan over that of the \"tiles\" variant's, which is "
                 f"{tailplan.tiles_words(plans)}. Measured: the median time of 13-tail over "
@@ -708,21 +708,6 @@ class TailPlansDirective(_AnalysisDirective):
         output.append(provenance_paragraph(self.env, line + "."))
         return output
 
-    def whence(self, found: tailplan.TailGpu, result: results.ChapterResult | None) -> str:
-        """Where the SMs and the blocks per SM come from, in the reader's
-        words (tailplan's own sentence names the results file)."""
-        binary, variant = self.variant(tailplan.CHAPTER)
-        _, small = tailplan.small_blocks_per_sm(binary, variant)
-        small_words = (f"Small's {found.small_blocks} per SM computed from its kernel's "
-                       f"{small['registers']} registers and "
-                       f"{variant['constants']['SMALL_SMEM_BYTES']} B of shared memory")
-        if result is not None:
-            blocks = "block" if found.big_blocks == 1 else "blocks"
-            return (f"{found.sms} SMs and Big's {found.big_blocks} {blocks} per SM, as "
-                    f"{tailplan.CHAPTER}'s run on it reported them; {small_words}")
-        return (f"{found.sms} SMs, as another chapter's run on it reported them "
-                f"({tailplan.CHAPTER} is not measured yet); Big's {found.big_blocks} per SM "
-                f"and {small_words}")
 
 
 class TailMapDirective(_AnalysisDirective):
