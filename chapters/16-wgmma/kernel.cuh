@@ -391,6 +391,86 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 }
 // [end]
 
+// [add-slices]
+/// Most tiles a launch cuts: one pair of counters each.
+constexpr int kMaxCutTiles = 1024;
+/// Per cut tile: how many of its slices have written their sums, and how
+/// many have added their share into C. Zero between launches: the last
+/// slice to add sets them back. (One launch at a time: two streams must not
+/// share them.)
+__device__ int slices_written[kMaxCutTiles];
+__device__ int slices_added[kMaxCutTiles];
+
+/// The consumers' own barrier (barrier 1, their 256 threads): the producer
+/// warpgroup does not take part.
+__device__ void consumers_sync() {
+  asm volatile("bar.sync 1, %0;" ::"n"(CONSUMERS * WARPGROUP) : "memory");
+}
+
+/// Adds b into a, element by element.
+__device__ void add4(float4& a, const float4& b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+  a.w += b.w;
+}
+
+/// After a slice's block has written its sums: it waits until every slice
+/// of its tile has, then adds up its share of the tile (a slices-th of its
+/// elements), every slice's sums in the order of K, into C = alpha * sum +
+/// beta * C, without reading C when beta == 0. Four floats at a time, and
+/// BATCH of them per thread loaded before any is added, so that the loads
+/// overlap. `thread` is the consumer thread, 0 .. 255.
+/// @pre all of a cut tile's slices run at once (one block per SM, and
+///      last_round() cuts at most as many slices as there are SMs); N % 4 == 0.
+template <class T>
+__device__ void add_slices(const float* partials, const LastRound& cut, const BlockWork& work,
+                           float* C, int M, int N, float alpha, float beta, int tile_m, int tile_n,
+                           int thread) {
+  constexpr int TILE4 = T::BM * BN / 4, THREADS = CONSUMERS * WARPGROUP, BATCH = 4;
+  const int cut_tile = work.tile - cut.whole_tiles;
+  const int slice = work.slice - cut_tile * cut.slices;
+  __threadfence();  // this thread's sums, seen by the whole GPU
+  consumers_sync();
+  if (thread == 0) {
+    atomicAdd(&slices_written[cut_tile], 1);
+    while (ch13::load_acquire(&slices_written[cut_tile]) < cut.slices) {
+    }
+  }
+  consumers_sync();  // every thread waits for thread 0, and through it for the slices' sums
+  const int share = (TILE4 + cut.slices - 1) / cut.slices;
+  const int end = (slice + 1) * share < TILE4 ? (slice + 1) * share : TILE4;
+  const float4* sums = reinterpret_cast<const float4*>(partials) +
+                       static_cast<size_t>(cut_tile) * cut.slices * TILE4;
+  for (int first = slice * share + thread; first < end; first += BATCH * THREADS) {
+    float4 sum[BATCH];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) sum[b] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int s = 0; s < cut.slices; ++s)
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b) {
+        const int i = first + b * THREADS;
+        if (i < end) add4(sum[b], __ldcg(sums + static_cast<size_t>(s) * TILE4 + i));
+      }
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const int i = first + b * THREADS;
+      const int m = tile_m + 4 * i / BN, n = tile_n + 4 * i % BN;
+      if (i >= end || m >= M || n >= N) continue;  // N % 4 == 0: four floats lie in C or past it
+      float4* c = reinterpret_cast<float4*>(C + static_cast<size_t>(m) * N + n);
+      const float4 old = beta != 0.0f ? *c : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      *c = make_float4(alpha * sum[b].x + beta * old.x, alpha * sum[b].y + beta * old.y,
+                       alpha * sum[b].z + beta * old.z, alpha * sum[b].w + beta * old.w);
+    }
+  }
+  // Each slice counts itself once it has passed the wait; the last resets.
+  if (thread == 0 && atomicAdd(&slices_added[cut_tile], 1) == cut.slices - 1) {
+    slices_written[cut_tile] = 0;
+    slices_added[cut_tile] = 0;
+  }
+}
+// [end]
+
 // [kernel]
 /// @brief C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and
 /// C (M x N), one block per BM x BN tile of C, or per slice of a tile that
@@ -408,7 +488,8 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 /// Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
 /// wgmma.m64n{BM}k8. A slice's block writes its sums, unscaled, into its
-/// BM x BN matrix of `partials`; sum_slices() adds them into C.
+/// BM x BN matrix of `partials`, then adds its share of the tile's slices
+/// into C (add_slices()).
 /// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
 ///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS;
 ///      T::SMEM_BYTES of dynamic shared memory; the grid is
@@ -484,6 +565,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
           out[c_row(lane, j, r) * BN + c_col(consumer_warp, lane, r)] = d[4 * j + r];
+      add_slices<T>(partials, cut, work, C, M, N, alpha, beta, tile_m, tile_n,
+                    threadIdx.x - WARPGROUP);
       return;
     }
 #pragma unroll
@@ -497,30 +580,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         }
       }
   }
-}
-// [end]
-
-// [sum-slices]
-/// The second pass of a cut last round: C = alpha * (the sum of a cut tile's
-/// slices, in the order of K) + beta * C, without reading C when beta == 0.
-/// One thread per element of the cut tiles.
-/// @pre the grid covers (cut.tiles - cut.whole_tiles) * T::BM * BN threads.
-template <class T>
-__global__ void sum_slices(const float* partials, LastRound cut, float* C, int M, int N,
-                           float alpha, float beta) {
-  constexpr int TILE = T::BM * BN;
-  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (i >= 1ll * (cut.tiles - cut.whole_tiles) * TILE) return;
-  const int cut_tile = static_cast<int>(i / TILE), within = static_cast<int>(i % TILE);
-  const ch14::TileCoord tile =
-      ch14::block_tile<T>(cut.whole_tiles + cut_tile, (M + T::BM - 1) / T::BM, (N + BN - 1) / BN);
-  const int m = tile.row * T::BM + within / BN, n = tile.col * BN + within % BN;
-  if (m >= M || n >= N) return;
-  float sum = 0.0f;
-  for (int slice = 0; slice < cut.slices; ++slice)
-    sum += partials[(static_cast<size_t>(cut_tile) * cut.slices + slice) * TILE + within];
-  float* c = C + static_cast<size_t>(m) * N + n;
-  *c = alpha * sum + (beta != 0.0f ? beta * *c : 0.0f);
 }
 // [end]
 
@@ -626,16 +685,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   }
   static const int sms = ch13::sm_count();
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
-  if (g.workspace_floats < slices_floats<T>())
-    cut = {cut.tiles, cut.tiles, 1, cut.steps, cut.steps};
+  if (g.workspace_floats < slices_floats<T>() || cut.tiles - cut.whole_tiles > kMaxCutTiles)
+    cut = uncut<T>(g.M, g.N, g.K);
   sgemm_wgmma<T><<<last_round_blocks(cut), NUM_THREADS, T::SMEM_BYTES, stream>>>(
       map_a, map_b, g.C, g.M, g.N, g.K, g.alpha, g.beta, g.workspace, cut);
-  if (cut.slices > 1) {
-    constexpr int THREADS = 256;
-    const long long elements = 1ll * (cut.tiles - cut.whole_tiles) * T::BM * BN;
-    sum_slices<T><<<static_cast<int>((elements + THREADS - 1) / THREADS), THREADS, 0, stream>>>(
-        g.workspace, cut, g.C, g.M, g.N, g.alpha, g.beta);
-  }
 }
 // [end]
 
@@ -688,10 +741,13 @@ inline void launch_3xtf32(const ladder::Gemm& g, cudaStream_t stream) {
   }
 }
 
-/// The variant "3xtf32"'s workspace: room for the copies, and for a cut
-/// last round's slices on either tile.
+/// The variant "3xtf32"'s workspace: room for the copies, and, where either
+/// tile's last round is cut, for its slices.
 inline long long workspace_3xtf32(int M, int N, int K) {
-  return workspace(M, N, K) + slices_floats<Split>();
+  static const int sms = ch13::sm_count();
+  const bool cut = last_round<Split>(M, N, K, sms).slices > 1 ||
+                   last_round<SplitNarrow>(M, N, K, sms).slices > 1;
+  return workspace(M, N, K) + (cut ? slices_floats<Split>() : 0);
 }
 // [end]
 
@@ -743,11 +799,12 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
 
 /// @brief This chapter as the runner and --describe see it: on TF32, the
 /// tile the count picks (its constants and resources are the 128 x 128
-/// tile's), the 128 x 128 tile as the variant "square", the 256 x 128 one as
-/// "wide", the 64 x 128 one as "narrow"; and 3xTF32 on the 128 x 128 tile, which promises FP32's
-/// accuracy: the variant "3xtf32", which rounds A's split for short K and
-/// truncates it otherwise (launch_3xtf32()), "3xtf32-truncated" and
-/// "3xtf32-rounded" (sums of two steps), each one way at every K.
+/// tile's), the 128 x 128 tile as the variant "square", the 256 x 128 one
+/// as "wide", the 64 x 128 one as "narrow"; and 3xTF32, which promises
+/// FP32's accuracy: the variant "3xtf32" (launch_3xtf32()), which rounds A's
+/// split for short K and truncates it otherwise, picks the tile by its count
+/// and cuts the last round into slices; "3xtf32-truncated", "3xtf32-narrow"
+/// and "3xtf32-rounded" (sums of two steps), each one way at every K, uncut.
 inline ladder::Chapter chapter() {
   return {"16-wgmma",
           "TMA and wgmma",

@@ -95,7 +95,8 @@ constexpr long long copy_rounds(int M, int N, int sms) {
 /// Where the tiles leave the last round part-filled, its tiles are cut
 /// along K into slices, a block each, as many as fill the SMs: chapter 13's
 /// split-K, on the last round alone. A slice's block writes its sums into
-/// the workspace, and a second kernel adds each cut tile's slices into C.
+/// the workspace; once all of a tile's slices have, each adds up its share
+/// of the tile into C (add_slices() in kernel.cuh).
 struct LastRound {
   int tiles;            ///< tiles of C, in block_tile()'s order
   int whole_tiles;      ///< the first tiles: a block each, straight into C
@@ -104,17 +105,25 @@ struct LastRound {
   int steps_per_slice;  ///< K-steps of every slice but the last
 };
 
+/// Tiling T's tiles for an M x N x K product, a block each, none cut.
+template <class T>
+constexpr LastRound uncut(int M, int N, int K) {
+  const int tiles = ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  const int steps = (K + BK - 1) / BK;
+  return {tiles, tiles, 1, steps, steps};
+}
+
 /// Tiling T's last round for an M x N x K product on `sms` SMs: its
 /// sms / tiles-left slices per tile, at most one per K-step; none where that
 /// is under 2.
 template <class T>
 constexpr LastRound last_round(int M, int N, int K, int sms) {
-  const int tiles = ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
-  const int steps = (K + BK - 1) / BK;
+  const LastRound whole = uncut<T>(M, N, K);
+  const int tiles = whole.tiles, steps = whole.steps;
   const int left = tiles % sms;  // the last round's tiles, if it is part-filled
   const int most = left == 0 ? 1 : sms / left;
   const int slices = most < steps ? most : steps;
-  if (slices < 2) return {tiles, tiles, 1, steps, steps};
+  if (slices < 2) return whole;
   const int per_slice = (steps + slices - 1) / slices;
   // ceil(steps / per_slice) slices: none empty.
   return {tiles, tiles - left, (steps + per_slice - 1) / per_slice, steps, per_slice};

@@ -451,9 +451,8 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     const CUtensorMap map_a = row_major_map(encode, dA, m, k, Chosen::BM);
     const CUtensorMap map_b = row_major_map(encode, dB, k, n, BK);
     // One block per tile, none cut into slices (so no workspace).
-    const int tiles = ((n + BN - 1) / BN) * ((m + Chosen::BM - 1) / Chosen::BM);
-    const int steps = (k + BK - 1) / BK;
-    const LastRound whole{tiles, tiles, 1, steps, steps};
+    const LastRound whole = uncut<Chosen>(m, n, k);
+    const int tiles = whole.tiles;
     sgemm_wgmma<Chosen><<<tiles, NUM_THREADS, Chosen::SMEM_BYTES>>>(map_a, map_b, dC, m, n, k,
                                                                     alpha, beta, nullptr, whole);
     PROBE_CHECK(cudaGetLastError());
