@@ -101,8 +101,9 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_base import LadderMixin, provenance_paragraph, stale_result_box
-from ladder_nodes import admonition, figure, paragraph, stale_box, table
+from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
+                         stale_result_box)
+from ladder_nodes import figure, paragraph, table
 
 from figures import bankgrid as bankgrid_figure
 from figures import bankmap as bankmap_figure
@@ -179,9 +180,7 @@ class _AnalysisDirective(LadderMixin, SphinxDirective):
         if stale is None:
             return None
         self.record_stale(gpu, content.get("chapter") or content.get("program"), path, stale)
-        return stale_box(f"Stale {what}",
-                         f"These numbers from {provenance.get('gpu', gpu)} were measured on "
-                         f"other code: {stale}. Measure again.")
+        return stale_notice(self.env, f"Stale {what}", provenance.get("gpu", gpu))
 
     def entry_freshness(self, gpu: str, path: Path, content: dict, slug: str,
                         what: str) -> list[nodes.Node]:
@@ -202,8 +201,8 @@ class _AnalysisDirective(LadderMixin, SphinxDirective):
         return block
 
 
-def _not_yet(title: str, text: str) -> nodes.Element:
-    return admonition("note", title, text)
+def _not_yet(env, title: str, text: str, **link) -> nodes.Element:
+    return not_measured_box(env, title, text, **link)
 
 
 # --------------------------------------------------------------------------
@@ -233,7 +232,7 @@ class ResourcesDirective(_AnalysisDirective):
                                           classes=["ladder-table", "ladder-resources"])]
         for _, result in reported:
             if result.stale:
-                output.insert(0, stale_result_box(result))
+                output.insert(0, stale_result_box(self.env, result))
                 self.note_stale(result)
         output.append(provenance_paragraph(
             self.env,
@@ -528,10 +527,9 @@ class RooflineDirective(_AnalysisDirective):
             if result.stale:
                 self.note_stale(result)
         if found is None:
-            return [_not_yet("Not measured yet",
+            return [_not_yet(self.env, "Not measured yet",
                              f"No roofline: {gpu} has no baseline ceilings or no chapter "
-                             "measured at 4096. Run `python3 code/measure.py` on a GPU, "
-                             "then build the book again.")]
+                             "measured at 4096.")]
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"The roofline of the {found.gpu} with every chapter on it.")
         stale = [p.slug for p, r in zip(found.points, used) if r.stale]
@@ -620,9 +618,8 @@ class RoundsDirective(_AnalysisDirective):
         for path in read:
             self.track(path)
         if found is None:
-            return [_not_yet("Not measured yet",
-                             f"No rounds: {gpu} has no result for {slug}. Run "
-                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             f"No rounds: {gpu} has no result for {slug}.")]
         if result.stale:
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
@@ -654,9 +651,8 @@ class TailRoundsDirective(_AnalysisDirective):
             self.track(path)
         self.track(results.chapter_result_path(self.results_root, gpu, tailplan.CHAPTER))
         if found is None:
-            return [_not_yet("Not measured yet",
-                             f"No rounds: {gpu} has no result to take its SMs from. Run "
-                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             f"No rounds: {gpu} has no result to take its SMs from.")]
         if result is not None and result.stale:
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
@@ -687,14 +683,13 @@ class TailPlansDirective(_AnalysisDirective):
             measured[variant] = results.load_chapter_result(self.results_root, gpu, slug,
                                                             self.repo_root)
         if found is None:
-            return [_not_yet("Not measured yet",
-                             f"No plans: {gpu} has no result to take its SMs from. Run "
-                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             f"No plans: {gpu} has no result to take its SMs from.")]
         plans = tailplan.run_plans(tool, found, sizes)
         output: list[nodes.Node] = []
         for stale in (r for r in measured.values() if r is not None and r.stale):
             self.note_stale(stale)
-            output.append(stale_result_box(stale))
+            output.append(stale_result_box(self.env, stale))
         output.append(table([tailplan.PLANS_HEADER],
                             tailplan.plans_rows(plans, measured["default"], measured["tiles"]),
                             classes=["ladder-table", "ladder-tail-plans"]))
@@ -722,9 +717,8 @@ class TailMapDirective(_AnalysisDirective):
         self.track(results.chapter_result_path(self.results_root, gpu, tail_map_figure.CHAPTER))
         found, result = tail_map_figure.chapter_tail_map(self.repo_root, gpu)
         if found is None:
-            return [_not_yet("Not measured yet",
-                             f"No map: {gpu} has no result for {tail_map_figure.CHAPTER}. Run "
-                             "`python3 code/measure.py` on a GPU, then build the book again.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             f"No map: {gpu} has no result for {tail_map_figure.CHAPTER}.")]
         if result.stale:
             self.note_stale(result)
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
@@ -810,9 +804,9 @@ class NcuDirective(_AnalysisDirective):
             block += provenance_paragraph(self.env, line + ".")
             output.append(block)
         if not output:
-            return [_not_yet("Not measured yet",
-                             "No GPU has ncu counters yet: `python3 code/measure.py` records "
-                             "them when Nsight Compute (`ncu`) is installed.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             "No GPU has ncu counters yet: the measure command records "
+                             "them where Nsight Compute (`ncu`) is installed.")]
         return output
 
     def model(self, access: str) -> int:
@@ -859,9 +853,9 @@ class IssueDirective(_AnalysisDirective):
             block += provenance_paragraph(self.env, line + ".")
             output.append(block)
         if not output:
-            return [_not_yet("Not measured yet",
-                             f"No GPU has an issue profile of {slug} yet: `python3 code/measure.py` "
-                             "records one when Nsight Compute (`ncu`) is installed.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             f"No GPU has an issue profile of {slug} yet: the measure "
+                             "command records one where Nsight Compute (`ncu`) is installed.")]
         return output
 
 
@@ -888,9 +882,9 @@ class SweepDirective(_AnalysisDirective):
                 continue
             output.append(self.gpu_sweep(gpu, path, sweep))
         if not output:
-            return [_not_yet("Not swept yet",
-                             f"No GPU has a sweep for {chapter} yet: run the sweep on a GPU "
-                             f"to write `results/<gpu>/sweep-{chapter}.json`.")]
+            return [_not_yet(self.env, "Not swept yet",
+                             f"No GPU has a sweep for {chapter} yet.",
+                             label="the-sweep-command", link_text="how the sweep is run")]
         return output
 
     def gpu_sweep(self, gpu: str, path: Path, sweep: Sweep) -> nodes.Element:
@@ -970,9 +964,8 @@ class TransposeDirective(_AnalysisDirective):
                 continue
             output.append(self.gpu_transpose(gpu, content))
         if not output:
-            return [_not_yet("Not measured yet",
-                             "No GPU has run the transpose exercise yet: run "
-                             "`bin/transpose --json results/<gpu>/transpose.json` on a GPU.")]
+            return [_not_yet(self.env, "Not measured yet",
+                             "No GPU has run the transpose exercise yet.")]
         return output
 
     def gpu_transpose(self, gpu: str, content: dict) -> nodes.Element:

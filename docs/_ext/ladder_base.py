@@ -44,6 +44,8 @@ STALE_REPORT = "ladder-stale.json"
 APPENDIX = "appendix"
 PROVENANCE_LABEL = "where-numbers-come-from"
 _LINK_TEXT = "where these numbers come from"
+#: The appendix's paragraph on stale results, which the stale boxes link to.
+STALE_LABEL = "stale-results"
 
 
 class LadderMixin:
@@ -82,32 +84,58 @@ class LadderMixin:
         self.record_stale(result.gpu, result.data["chapter"], result.path, result.stale)
 
 
+def _append_appendix_link(env, node: nodes.Element, label: str, text: str) -> None:
+    """Ends ``node`` with "The appendix says <text>.", ``text`` a link to the
+    appendix's section ``label``. A build without the appendix page (a
+    scratch page) gets the sentence without the link; a book whose appendix
+    has lost the label fails on the unresolved link."""
+    node += nodes.Text(" The appendix says ")
+    if APPENDIX in env.found_docs:
+        node += addnodes.pending_xref(
+            "", nodes.inline(text, text), refdomain="std", reftype="ref",
+            reftarget=label, refdoc=env.docname, refexplicit=True, refwarn=True)
+    else:
+        node += nodes.Text(text)
+    node += nodes.Text(".")
+
+
 def provenance_paragraph(env, text: str) -> nodes.paragraph:
     """The small print under a table or a figure (class ``ladder-provenance``):
     ``text`` (`backquoted` parts are code), then a sentence that links to the
-    appendix's section on where the numbers come from. A build without the
-    appendix page (a scratch page) gets the sentence without the link; a
-    book whose appendix has lost the label fails on the unresolved link."""
+    appendix's section on where the numbers come from."""
     line = text.rstrip()
     if not line.endswith("."):
         line += "."
-    node = ladder_nodes.paragraph(line + " The appendix says ", ["ladder-provenance"])
-    if APPENDIX in env.found_docs:
-        node += addnodes.pending_xref(
-            "", nodes.inline(_LINK_TEXT, _LINK_TEXT), refdomain="std", reftype="ref",
-            reftarget=PROVENANCE_LABEL, refdoc=env.docname, refexplicit=True, refwarn=True)
-    else:
-        node += nodes.Text(_LINK_TEXT)
-    node += nodes.Text(".")
+    node = ladder_nodes.paragraph(line, ["ladder-provenance"])
+    _append_appendix_link(env, node, PROVENANCE_LABEL, _LINK_TEXT)
     return node
 
 
-def stale_result_box(result: results.ChapterResult):
+def not_measured_box(env, title: str, text: str, label: str = PROVENANCE_LABEL,
+                     link_text: str = "how to measure them") -> nodes.admonition:
+    """The note where a page's numbers have not been measured yet: ``text``
+    says what is missing; the appendix, linked, says which command makes it
+    (a chapter page names no command)."""
+    box = ladder_nodes.admonition("note", title, text)
+    _append_appendix_link(env, box.children[-1], label, link_text)
+    return box
+
+
+def stale_notice(env, title: str, gpu: str) -> nodes.admonition:
+    """The warning box over numbers measured on code that has changed since.
+    Which files changed is in the stale report and the build's warnings; the
+    page says only what it means for the reader, and links to the appendix's
+    section on stale results."""
+    box = ladder_nodes.stale_box(
+        title, f"These numbers from {gpu} were measured before their code last changed, "
+        "so they may not match this page.")
+    _append_appendix_link(env, box.children[-1], STALE_LABEL, "how a result goes stale")
+    return box
+
+
+def stale_result_box(env, result: results.ChapterResult):
     """The warning box over a stale chapter result."""
-    return ladder_nodes.stale_box(
-        "Stale result",
-        f"These numbers from {result.provenance['gpu']} were measured on other "
-        f"code: {result.stale}. Measure again with `python3 code/measure.py`.")
+    return stale_notice(env, "Stale result", result.provenance["gpu"])
 
 
 def stale_records(env) -> dict[str, list[dict]]:

@@ -42,8 +42,8 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ladder_analysis import natural_figure
-from ladder_base import LadderMixin, provenance_paragraph, stale_result_box
-from ladder_nodes import admonition, figure, paragraph, table
+from ladder_base import LadderMixin, not_measured_box, provenance_paragraph, stale_result_box
+from ladder_nodes import figure, paragraph, table
 
 from figures import accuracy, by_size, ladder
 from ladder_tools import goals, results, values
@@ -51,13 +51,8 @@ from ladder_tools.formatting import (DASH, format_error, format_gflops, format_p
                                      format_size, format_time_range, parse_size)
 
 
-def _not_measured(slug: str) -> nodes.Element:
-    return admonition(
-        "note",
-        "Not measured yet",
-        f"No GPU has a result for {slug}. Run `python3 code/measure.py` on a GPU "
-        "to write one into results/, then build the book again.",
-    )
+def _not_measured(env, slug: str) -> nodes.Element:
+    return not_measured_box(env, "Not measured yet", f"No GPU has a result for {slug}.")
 
 
 # --------------------------------------------------------------------------
@@ -177,13 +172,13 @@ class ResultsDirective(_ChapterDirective):
     def run(self) -> list[nodes.Node]:
         found = self.load()
         if not found:
-            return [_not_measured(self.arguments[0])]
+            return [_not_measured(self.env, self.arguments[0])]
         output: list[nodes.Node] = []
         for result in found:
             block = nodes.container(classes=["ladder-results"])
             block += nodes.rubric(result.provenance["gpu"], result.provenance["gpu"])
             if result.stale:
-                block += stale_result_box(result)
+                block += stale_result_box(self.env, result)
             tf32 = _has_tf32(result.data["sizes"])
             rows = [_results_row(entry, tf32) for entry in result.data["sizes"]]
             block += table([_results_header(tf32)], rows, classes=["ladder-table"])
@@ -206,7 +201,7 @@ class PlotDirective(_ChapterDirective):
     def run(self) -> list[nodes.Node]:
         shown = [r for r in self.load() if by_size.square_series(r, "gflops").sizes]
         if not shown:
-            return [_not_measured(self.arguments[0])]
+            return [_not_measured(self.env, self.arguments[0])]
         gflops, cublas, pct = by_size.by_size_series(shown)
         stale = [r.provenance["gpu"] for r in shown if r.stale]
         caption = (f"{shown[0].title}: GFLOP/s (left; cuBLAS dashed) and % of "
@@ -256,10 +251,8 @@ class LadderDirective(LadderMixin, SphinxDirective):
         except results.ResultsError as error:
             raise self.error(str(error)) from error
         if not bars:
-            return [admonition("note", "Not measured yet",
-                               "No GPU has results for any chapter. Run "
-                               "`python3 code/measure.py` on a GPU, then build the "
-                               "book again.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     "No GPU has results for any chapter.")]
         header = [[""] + [(name, 2) for name in gpu_names],
                   ["Chapter"] + ["GFLOP/s", "% of cuBLAS"] * len(gpu_names)]
         labels = [slug.replace("-", " ", 1) for slug in slugs]
@@ -333,11 +326,10 @@ class AccuracyDirective(LadderMixin, SphinxDirective):
             if result.stale:
                 self.note_stale(result)
         if found is None:
-            return [admonition(
-                "note", "Not measured yet",
+            return [not_measured_box(
+                self.env, "Not measured yet",
                 f"No error against FP64 at {format_size(size)} on {gpu} for "
-                f"{', '.join(self.arguments)}. Run `python3 code/measure.py` on a GPU, "
-                "then build the book again.")]
+                f"{', '.join(self.arguments)}.")]
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"Error against FP64 and speed at {format_size(size)}.")
         stale = [r.data["chapter"] for r in used if r.stale]
@@ -399,11 +391,11 @@ class GoalsDirective(_ChapterDirective):
         gpu = self.options.get("gpu", results.REFERENCE_GPU)
         found = [r for r in self.load() if r.gpu == gpu]
         if not found:
-            return [_not_measured(self.arguments[0])]
+            return [_not_measured(self.env, self.arguments[0])]
         result = found[0]
         block = nodes.container(classes=["ladder-results"])
         if result.stale:
-            block += stale_result_box(result)
+            block += stale_result_box(self.env, result)
         # Each size against the fastest cuBLAS run of it among this GPU's
         # results, so that a slow cuBLAS run cannot meet a goal.
         every = results.gpu_chapter_results(self.results_root, gpu, self.repo_root)

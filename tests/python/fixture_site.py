@@ -74,6 +74,14 @@ def provenance_lines(page_html: str) -> list[str]:
     return [" ".join(html.unescape(re.sub(r"<[^>]+>", "", p)).split()) for p in found]
 
 
+def boxes(page_html: str) -> list[str]:
+    """The text of each admonition (note or warning box) of a built page,
+    title first, tags removed and entities decoded."""
+    found = re.findall(r'<div class="[^"]*\badmonition\b[^"]*">(.*?)</div>', page_html, re.S)
+    texts = [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", b)).split()) for b in found]
+    return [re.sub(r" ([.,;:])", r"\1", text) for text in texts]
+
+
 def main_file(slug: str) -> str:
     """The main file of the program a result name belongs to: a chapter's
     kernel.cu (a variant's is its chapter's), or the transpose exercise's."""

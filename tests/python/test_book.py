@@ -578,8 +578,20 @@ def test_chapter_pages_provenance_lines_leave_tool_talk_to_the_appendix(site):
         lines = fixture_site.provenance_lines(page)
         assert lines and all(line.endswith(
             "The appendix says where these numbers come from.") for line in lines), slug
-        assert page.count('href="../../appendix.html#where-numbers-come-from"') == len(
+        # (the notes of a result not measured yet link there too)
+        assert page.count('href="../../appendix.html#where-numbers-come-from"') >= len(
             lines), slug
+    # A stale result's warning box says what it means for the reader and
+    # links to the appendix; which files changed, and the command that
+    # measures again, are the appendix's and the stale report's.
+    page = html(site, "chapters/01-naive/chapter.html")
+    stale = [box for box in fixture_site.boxes(page) if box.startswith("Stale result")]
+    assert stale
+    for box in stale:
+        assert [word for word in fixture_site.TOOL_TALK if word in box] == [], box
+        assert box.endswith("The appendix says how a result goes stale."), box
+    assert 'href="../../appendix.html#stale-results"' in page
+    assert 'id="stale-results"' in appendix
 
 
 def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
@@ -616,7 +628,14 @@ def test_book_builds_with_no_results(book_python, tmp_path):
     empty.mkdir()
     done = build(book_python, tmp_path, empty)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Not measured yet" in html(tmp_path, "chapters/01-naive/chapter.html")
+    page = html(tmp_path, "chapters/01-naive/chapter.html")
+    notes = [box for box in fixture_site.boxes(page) if box.startswith("Not measured yet")]
+    assert notes
+    # The note names no command; it links to the appendix, which does.
+    for box in notes:
+        assert [word for word in fixture_site.TOOL_TALK if word in box] == [], box
+        assert box.endswith("The appendix says how to measure them."), box
+    assert 'href="../../appendix.html#where-numbers-come-from"' in page
     assert NOT_MEASURED in html(tmp_path, "preface.html")
     assert json.loads(html(tmp_path, "ladder-stale.json")) == []
 
