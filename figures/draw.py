@@ -13,6 +13,7 @@
     python3 figures/draw.py stages 11-double-buffering --out stages.svg
     python3 figures/draw.py pipeline 16-wgmma --out pipeline.svg
     python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
+    python3 figures/draw.py cut --size 1536 --out cut.svg
     python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
     python3 figures/draw.py fragments --show tiles --out fragments.svg
     python3 figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
@@ -36,6 +37,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 from figures import accuracy  # noqa: E402
 from figures import bankgrid  # noqa: E402
+from figures import cut  # noqa: E402
 from figures import fragments  # noqa: E402
 from figures import pipeline  # noqa: E402
 from figures import tail  # noqa: E402
@@ -147,6 +149,15 @@ def draw_rounds(args, mode: str) -> bytes:
     return rounds.draw_rounds(found, mode)
 
 
+def draw_cut(args, mode: str) -> bytes:
+    """Chapter 16's last round, uncut and cut into slices, over the SMs in K-steps."""
+    tool = binaries.require_binary(binaries.build_dir(ROOT), "lastround")
+    found, _, _ = cut.chapter_cut(ROOT, tool, args.chapter, args.size, args.gpu)
+    if found is None:
+        sys.exit(f"draw: {args.gpu} has no result for {args.chapter}")
+    return cut.draw_cut(found, mode)
+
+
 def draw_warp_access(args, mode: str) -> bytes:
     """The addresses one warp touches in one step: chapters 01 and 02, or 07."""
     tool = binaries.require_binary(binaries.build_dir(ROOT), "warpmap")
@@ -203,7 +214,7 @@ def parser() -> argparse.ArgumentParser:
                        ("sweep", draw_sweep),
                        ("tiling", draw_tiling), ("roofline", draw_roofline),
                        ("stages", draw_stages), ("pipeline", draw_pipeline),
-                       ("rounds", draw_rounds),
+                       ("rounds", draw_rounds), ("cut", draw_cut),
                        ("warp-access", draw_warp_access), ("fragments", draw_fragments),
                        ("tail-rounds", draw_tail_rounds), ("accuracy", draw_accuracy),
                        ("tail-map", draw_tail_map)):
@@ -220,6 +231,12 @@ def parser() -> argparse.ArgumentParser:
         if name == "rounds":
             figure.add_argument("--size", type=int, default=3072,
                                 help="N of the N x N output (default 3072)")
+        if name == "cut":
+            figure.add_argument("chapter", nargs="?", default="16-wgmma-3xtf32",
+                                help="the result whose GPU gives the SMs (default "
+                                     "16-wgmma-3xtf32)")
+            figure.add_argument("--size", type=int, default=1536,
+                                help="N of the N x N x N product (default 1536)")
         if name == "tail-rounds":
             figure.add_argument("size", help="N or MxNxK, e.g. 3072 or 512x512x16384")
             figure.add_argument("--schemes", nargs="+", default=["tiles", "split-k", "stream-k"],
@@ -229,7 +246,7 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("results", nargs="+",
                                 help="result names, e.g. 14-tf32 15-3xtf32 15-3xtf32-in-core")
             figure.add_argument("--size", default="4096", help="N or MxNxK (default 4096)")
-        if name in ("sweep", "roofline", "rounds", "tail-rounds", "accuracy", "tail-map"):
+        if name in ("sweep", "roofline", "rounds", "cut", "tail-rounds", "accuracy", "tail-map"):
             figure.add_argument("--gpu", default=results.REFERENCE_GPU,
                                 help=f"the GPU's folder under results/ (default "
                                      f"{results.REFERENCE_GPU})")

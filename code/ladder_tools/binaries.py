@@ -67,7 +67,7 @@ def stamp(path: Path) -> tuple[str, int]:
 
 
 def tool_json(tool: Path, arguments: list[str]):
-    """What one of the project's CPU tools (bankmap, warpmap, tailplan)
+    """What one of the project's CPU tools (bankmap, warpmap, tailplan, lastround)
     prints as JSON for ``arguments`` (``--json`` added), cached per call;
     its error message as an AnalysisError when it fails."""
     def compute():

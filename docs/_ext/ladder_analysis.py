@@ -106,6 +106,7 @@ from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, st
 from ladder_nodes import figure, paragraph, table
 
 from figures import bankgrid as bankgrid_figure
+from figures import cut as cut_figure
 from figures import bankmap as bankmap_figure
 from figures import fragments as fragments_figure
 from figures import mix as mix_figure
@@ -601,31 +602,68 @@ class PipelineDirective(_ConstantsFigureDirective):
 # --------------------------------------------------------------------------
 
 
-class RoundsDirective(_AnalysisDirective):
-    """An N x N output's blocks in rounds over the SMs; the body is the caption."""
+class _SizeFigureDirective(_AnalysisDirective):
+    """A figure of one result at one size, N (``:size:``); the body is the
+    caption. A subclass says where its data comes from (load()) and how it
+    is drawn (draw(), alt(), and the words where the GPU has no result)."""
 
     required_arguments = 1
     has_content = True
     option_spec = {"size": directives.positive_int, "gpu": directives.unchanged}
+
+    def load(self, slug: str, size: int, gpu: str):
+        """(the figure's data or None, the files read, the result used)."""
+        raise NotImplementedError
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
         if "size" not in self.options:
             raise self.error(f"{self.name}: give :size: N")
         gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        found, read, result = rounds_figure.chapter_rounds(
-            self.repo_root, self.build_dir, slug, self.options["size"], gpu)
+        found, read, result = self.load(slug, self.options["size"], gpu)
         for path in read:
             self.track(path)
         if found is None:
-            return [_not_yet(self.env, "Not measured yet",
-                             f"No rounds: {gpu} has no result for {slug}.")]
-        if result.stale:
+            return [_not_yet(self.env, "Not measured yet", self.missing(slug, gpu))]
+        if result is not None and result.stale:
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"The blocks of {slug} at {found.size} in rounds over the SMs.")
-        return natural_figure(lambda mode: rounds_figure.draw_rounds(found, mode),
-                               rounds_figure.alt_text(found), caption, self.state, self.lineno)
+            self.default_caption(slug, found))
+        return natural_figure(lambda mode: self.draw(found, mode), self.alt(found), caption,
+                              self.state, self.lineno)
+
+
+class RoundsDirective(_SizeFigureDirective):
+    """An N x N output's blocks in rounds over the SMs."""
+
+    def load(self, slug, size, gpu):
+        return rounds_figure.chapter_rounds(self.repo_root, self.build_dir, slug, size, gpu)
+
+    def missing(self, slug, gpu):
+        return f"No rounds: {gpu} has no result for {slug}."
+
+    def default_caption(self, slug, found):
+        return f"The blocks of {slug} at {found.size} in rounds over the SMs."
+
+    draw = staticmethod(rounds_figure.draw_rounds)
+    alt = staticmethod(rounds_figure.alt_text)
+
+
+class CutDirective(_SizeFigureDirective):
+    """Chapter 16's last round uncut and cut into slices, over the SMs in
+    K-steps (build/bin/lastround), the SMs from the result ``slug``."""
+
+    def load(self, slug, size, gpu):
+        return cut_figure.chapter_cut(self.repo_root, self.binary("lastround"), slug, size, gpu)
+
+    def missing(self, slug, gpu):
+        return f"No slices: {gpu} has no result for {slug} to take its SMs from."
+
+    def default_caption(self, slug, found):
+        return f"The blocks of {slug} at {found.size}, uncut and cut, over the SMs."
+
+    draw = staticmethod(cut_figure.draw_cut)
+    alt = staticmethod(cut_figure.alt_text)
 
 
 # --------------------------------------------------------------------------
@@ -1012,6 +1050,7 @@ def setup(app):
     app.add_directive("ladder-stages", StagesDirective)
     app.add_directive("ladder-pipeline", PipelineDirective)
     app.add_directive("ladder-rounds", RoundsDirective)
+    app.add_directive("ladder-cut", CutDirective)
     app.add_directive("ladder-tail-rounds", TailRoundsDirective)
     app.add_directive("ladder-tail-plans", TailPlansDirective)
     app.add_directive("ladder-tail-map", TailMapDirective)

@@ -63,7 +63,7 @@ def fixture_results(target: Path) -> Path:
 #: What a chapter page's provenance lines leave to the appendix: commits,
 #: binaries, scripts, results files and the tools' own names.
 TOOL_TALK = ("commit", "bin/", "code/", ".py", ".json", "cuobjdump", "--describe",
-             "tailplan", "bankmap", "warpmap", "fragmap")
+             "tailplan", "bankmap", "warpmap", "fragmap", "lastround")
 
 
 def provenance_lines(page_html: str) -> list[str]:

@@ -562,6 +562,18 @@ def tool_talk_in_chapter_pages(html_dir: Path) -> tuple[int, list[str]]:
     return count, found
 
 
+def assert_boxes_link_to_the_appendix(page: str, title: str, link: str, label: str) -> None:
+    """The chapter page has boxes titled ``title``; each names no tool and
+    ends with a sentence whose link (``link``) goes to the appendix's
+    section ``label``."""
+    found = [box for box in fixture_site.boxes(page) if box.startswith(title)]
+    assert found, title
+    for box in found:
+        assert [word for word in fixture_site.TOOL_TALK if word in box] == [], box
+        assert box.endswith(f"The appendix says {link}."), box
+    assert f'href="../../appendix.html#{label}"' in page
+
+
 def test_chapter_pages_provenance_lines_leave_tool_talk_to_the_appendix(site):
     """A chapter page speaks to a learner: its provenance lines (results,
     ncu, issue profile, sweep, transpose, SASS mix, resources, chapter 13's
@@ -584,13 +596,8 @@ def test_chapter_pages_provenance_lines_leave_tool_talk_to_the_appendix(site):
     # A stale result's warning box says what it means for the reader and
     # links to the appendix; which files changed, and the command that
     # measures again, are the appendix's and the stale report's.
-    page = html(site, "chapters/01-naive/chapter.html")
-    stale = [box for box in fixture_site.boxes(page) if box.startswith("Stale result")]
-    assert stale
-    for box in stale:
-        assert [word for word in fixture_site.TOOL_TALK if word in box] == [], box
-        assert box.endswith("The appendix says how a result goes stale."), box
-    assert 'href="../../appendix.html#stale-results"' in page
+    assert_boxes_link_to_the_appendix(html(site, "chapters/01-naive/chapter.html"),
+                                      "Stale result", "how a result goes stale", "stale-results")
     assert 'id="stale-results"' in appendix
 
 
@@ -628,14 +635,10 @@ def test_book_builds_with_no_results(book_python, tmp_path):
     empty.mkdir()
     done = build(book_python, tmp_path, empty)
     assert done.returncode == 0, done.stdout + done.stderr
-    page = html(tmp_path, "chapters/01-naive/chapter.html")
-    notes = [box for box in fixture_site.boxes(page) if box.startswith("Not measured yet")]
-    assert notes
     # The note names no command; it links to the appendix, which does.
-    for box in notes:
-        assert [word for word in fixture_site.TOOL_TALK if word in box] == [], box
-        assert box.endswith("The appendix says how to measure them."), box
-    assert 'href="../../appendix.html#where-numbers-come-from"' in page
+    assert_boxes_link_to_the_appendix(html(tmp_path, "chapters/01-naive/chapter.html"),
+                                      "Not measured yet", "how to measure them",
+                                      "where-numbers-come-from")
     assert NOT_MEASURED in html(tmp_path, "preface.html")
     assert json.loads(html(tmp_path, "ladder-stale.json")) == []
 

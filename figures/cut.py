@@ -1,0 +1,180 @@
+"""Chapter 16's last round, uncut and cut into slices, over the SMs in time
+({ladder-cut}).
+
+The data: what ``build/bin/lastround`` prints for N on the GPU's SMs (the
+result's provenance ``sm_count``): every block's tile and K-steps, from the
+chapter's own last_round(), uncut() and block_work(). place() puts the
+blocks on the SMs in launch order, each on the SM that is free first (one
+block per SM at a time), and the figure draws each block as a bar along K-steps.
+The busiest SM's steps are the count the chapter derives by hand.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
+
+from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools import results
+from ladder_tools.binaries import AnalysisError, tool_json
+
+WHOLE, SLICE = GPU_COLOURS[0], GPU_COLOURS[1]
+TEXT = 12.5
+FIGURE_WIDTH = 5.2
+TIMES = "\u00d7"
+
+
+@dataclass(frozen=True)
+class Bar:
+    sm: int
+    start: int
+    steps: int
+    slice: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    label: str
+    tiles: int
+    whole_tiles: int
+    slices: int
+    steps: int
+    steps_per_slice: int
+    bars: tuple[Bar, ...]
+
+    @property
+    def busiest(self) -> int:
+        """The K-steps of the SM that finishes last."""
+        return max(bar.start + bar.steps for bar in self.bars)
+
+    @property
+    def cut_tiles(self) -> int:
+        return self.tiles - self.whole_tiles if self.slices > 1 else 0
+
+
+@dataclass(frozen=True)
+class Cut:
+    chapter: str
+    gpu: str
+    size: int
+    sms: int
+    bm: int
+    bn: int
+    uncut: Plan
+    cut: Plan
+
+
+def place(blocks: list[list[int]], whole_tiles: int, slices: int, sms: int) -> tuple[Bar, ...]:
+    """Each block ([tile, first_step, end_step], in launch order) on the SM
+    that is free first, lowest SM on a tie."""
+    free = [(0, sm) for sm in range(sms)]
+    bars = []
+    for tile, first, end in blocks:
+        start, sm = heapq.heappop(free)
+        bars.append(Bar(sm, start, end - first, slices > 1 and tile >= whole_tiles))
+        heapq.heappush(free, (start + end - first, sm))
+    return tuple(bars)
+
+
+def runs(bars: tuple[Bar, ...]) -> list[tuple[Bar, int]]:
+    """The bars as one rectangle per run of neighbouring SMs whose blocks
+    start and end together: (the run's first bar, its SMs)."""
+    merged: list[tuple[Bar, int]] = []
+    for bar in sorted(bars, key=lambda b: (b.start, b.steps, b.slice, b.sm)):
+        if merged:
+            first, count = merged[-1]
+            if ((first.start, first.steps, first.slice) == (bar.start, bar.steps, bar.slice)
+                    and first.sm + count == bar.sm):
+                merged[-1] = (first, count + 1)
+                continue
+        merged.append((bar, 1))
+    return merged
+
+
+def _plan(label: str, report: dict, sms: int) -> Plan:
+    return Plan(label, report["tiles"], report["whole_tiles"], report["slices"], report["steps"],
+                report["steps_per_slice"],
+                place(report["blocks"], report["whole_tiles"], report["slices"], sms))
+
+
+def chapter_cut(repo_root: Path, tool: Path, slug: str, size: int,
+                gpu: str = results.REFERENCE_GPU):
+    """The Cut at N = ``size`` on ``gpu``'s SMs (from ``slug``'s result), the
+    files read, and the result used (for its staleness); None for the Cut
+    when the GPU has no result for ``slug``."""
+    found = results.load_chapter_result(results.results_root(repo_root), gpu, slug, repo_root)
+    if found is None:
+        return None, [tool], None
+    sms = found.provenance.get("sm_count")
+    if not sms:
+        raise AnalysisError(f"{found.path}: no provenance sm_count")
+    report = tool_json(tool, ["--sms", str(sms), str(size)])
+    cut = Cut(slug, found.provenance.get("gpu", gpu), size, sms, report["bm"], report["bn"],
+              _plan("uncut", report["uncut"], sms), _plan("cut", report["cut"], sms))
+    return cut, [tool, found.path], found
+
+
+def title_words(c: Cut) -> str:
+    return (f"N = {c.size}: {c.uncut.tiles} tiles of {c.bm} {TIMES} {c.bn}, "
+            f"{c.uncut.steps} K-steps each,\non {c.sms} SMs, one block each at a time")
+
+
+def panel_words(p: Plan) -> str:
+    if p.cut_tiles == 0:
+        return f"{p.label}: the busiest SM runs {p.busiest} steps"
+    whole = p.busiest - p.steps_per_slice
+    return (f"{p.label}: the last {p.cut_tiles} tiles in {p.slices} slices of at most "
+            f"{p.steps_per_slice}\nthe busiest SM runs {whole} + {p.steps_per_slice} = "
+            f"{p.busiest} steps")
+
+
+def alt_text(c: Cut) -> str:
+    return (f"{c.chapter} at {c.size} on the {c.sms} SMs of the {c.gpu}, K-steps along the "
+            f"x-axis and SMs up the y-axis. Uncut, {c.uncut.tiles} tiles of "
+            f"{c.uncut.steps} steps: the busiest SM runs {c.uncut.busiest} steps. Cut, the "
+            f"last {c.cut.cut_tiles} tiles run as {c.cut.slices} slices each of at most "
+            f"{c.cut.steps_per_slice} steps: the busiest SM runs {c.cut.busiest}.")
+
+
+def cut_figure(c: Cut, mode: str):
+    theme = THEMES[mode]
+    ink, grid = theme["ink"], theme["grid"]
+    span = max(c.uncut.busiest, c.cut.busiest)
+    with plt.rc_context(RC):
+        figure, panels = plt.subplots(2, 1, figsize=(FIGURE_WIDTH, 5.4), sharex=True)
+        figure.set_gid(f"cut-{c.chapter}-{c.size}")
+        figure.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.11, hspace=0.55)
+        for axes, plan in zip(panels, (c.uncut, c.cut)):
+            axes.set_gid(f"cut-{plan.label}")
+            axes.set_xlim(0, span * 1.02)
+            axes.set_ylim(0, c.sms)
+            axes.set_facecolor("none")
+            for side in ("top", "right"):
+                axes.spines[side].set_visible(False)
+            for side in ("left", "bottom"):
+                axes.spines[side].set_color(grid)
+            axes.tick_params(colors=ink, labelsize=TEXT - 2)
+            axes.set_yticks([0, c.sms])
+            axes.set_ylabel("SMs", fontsize=TEXT - 1, color=ink, labelpad=-8)
+            for bar, sms in runs(plan.bars):
+                patch = Rectangle((bar.start, bar.sm), bar.steps, sms, ec="none",
+                                  fc=SLICE if bar.slice else WHOLE,
+                                  alpha=0.85 if bar.slice else 0.55)
+                patch.set_gid("slices" if bar.slice else "tiles")
+                axes.add_patch(patch)
+            axes.axvline(plan.busiest, color=ink, lw=1, ls="--")
+            axes.text(0, 1.05, panel_words(plan), transform=axes.transAxes, ha="left",
+                      va="bottom", fontsize=TEXT - 1.5, color=ink, linespacing=1.3)
+        panels[-1].set_xlabel("K-steps", fontsize=TEXT - 1, color=ink)
+        figure.text(0.5, 0.985, title_words(c), ha="center", va="top", fontsize=TEXT - 1,
+                    color=ink, linespacing=1.3)
+        return figure
+
+
+def draw_cut(c: Cut, mode: str) -> bytes:
+    with plt.rc_context(RC):
+        return svg(cut_figure(c, mode))
