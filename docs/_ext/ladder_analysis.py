@@ -202,10 +202,6 @@ class _AnalysisDirective(LadderMixin, SphinxDirective):
         return block
 
 
-def _not_yet(env, title: str, text: str, **link) -> nodes.Element:
-    return not_measured_box(env, title, text, **link)
-
-
 # --------------------------------------------------------------------------
 # {ladder-resources} <slug>
 # --------------------------------------------------------------------------
@@ -528,9 +524,9 @@ class RooflineDirective(_AnalysisDirective):
             if result.stale:
                 self.note_stale(result)
         if found is None:
-            return [_not_yet(self.env, "Not measured yet",
-                             f"No roofline: {gpu} has no baseline ceilings or no chapter "
-                             "measured at 4096.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     f"No roofline: {gpu} has no baseline ceilings or no chapter "
+                                     "measured at 4096.")]
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"The roofline of the {found.gpu} with every chapter on it.")
         stale = [p.slug for p, r in zip(found.points, used) if r.stale]
@@ -624,7 +620,7 @@ class _SizeFigureDirective(_AnalysisDirective):
         for path in read:
             self.track(path)
         if found is None:
-            return [_not_yet(self.env, "Not measured yet", self.missing(slug, gpu))]
+            return [not_measured_box(self.env, "Not measured yet", self.missing(slug, gpu))]
         if result is not None and result.stale:
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
@@ -689,8 +685,8 @@ class TailRoundsDirective(_AnalysisDirective):
             self.track(path)
         self.track(results.chapter_result_path(self.results_root, gpu, tailplan.CHAPTER))
         if found is None:
-            return [_not_yet(self.env, "Not measured yet",
-                             f"No rounds: {gpu} has no result to take its SMs from.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     f"No rounds: {gpu} has no result to take its SMs from.")]
         if result is not None and result.stale:
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
@@ -721,8 +717,8 @@ class TailPlansDirective(_AnalysisDirective):
             measured[variant] = results.load_chapter_result(self.results_root, gpu, slug,
                                                             self.repo_root)
         if found is None:
-            return [_not_yet(self.env, "Not measured yet",
-                             f"No plans: {gpu} has no result to take its SMs from.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     f"No plans: {gpu} has no result to take its SMs from.")]
         plans = tailplan.run_plans(tool, found, sizes)
         output: list[nodes.Node] = []
         for stale in (r for r in measured.values() if r is not None and r.stale):
@@ -755,8 +751,8 @@ class TailMapDirective(_AnalysisDirective):
         self.track(results.chapter_result_path(self.results_root, gpu, tail_map_figure.CHAPTER))
         found, result = tail_map_figure.chapter_tail_map(self.repo_root, gpu)
         if found is None:
-            return [_not_yet(self.env, "Not measured yet",
-                             f"No map: {gpu} has no result for {tail_map_figure.CHAPTER}.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     f"No map: {gpu} has no result for {tail_map_figure.CHAPTER}.")]
         if result.stale:
             self.note_stale(result)
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
@@ -842,9 +838,9 @@ class NcuDirective(_AnalysisDirective):
             block += provenance_paragraph(self.env, line + ".")
             output.append(block)
         if not output:
-            return [_not_yet(self.env, "Not measured yet",
-                             "No GPU has ncu counters yet: the measure command records "
-                             "them where Nsight Compute (`ncu`) is installed.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     "No GPU has ncu counters yet: the measure command records "
+                                     "them where Nsight Compute (`ncu`) is installed.")]
         return output
 
     def model(self, access: str) -> int:
@@ -891,9 +887,10 @@ class IssueDirective(_AnalysisDirective):
             block += provenance_paragraph(self.env, line + ".")
             output.append(block)
         if not output:
-            return [_not_yet(self.env, "Not measured yet",
-                             f"No GPU has an issue profile of {slug} yet: the measure "
-                             "command records one where Nsight Compute (`ncu`) is installed.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     f"No GPU has an issue profile of {slug} yet: the "
+                                     "measure command records one where Nsight Compute "
+                                     "(`ncu`) is installed.")]
         return output
 
 
@@ -920,9 +917,9 @@ class SweepDirective(_AnalysisDirective):
                 continue
             output.append(self.gpu_sweep(gpu, path, sweep))
         if not output:
-            return [_not_yet(self.env, "Not swept yet",
-                             f"No GPU has a sweep for {chapter} yet.",
-                             label="the-sweep-command", link_text="how the sweep is run")]
+            return [not_measured_box(self.env, "Not swept yet",
+                                     f"No GPU has a sweep for {chapter} yet.",
+                                     label="the-sweep-command", link_text="how the sweep is run")]
         return output
 
     def gpu_sweep(self, gpu: str, path: Path, sweep: Sweep) -> nodes.Element:
@@ -1002,8 +999,8 @@ class TransposeDirective(_AnalysisDirective):
                 continue
             output.append(self.gpu_transpose(gpu, content))
         if not output:
-            return [_not_yet(self.env, "Not measured yet",
-                             "No GPU has run the transpose exercise yet.")]
+            return [not_measured_box(self.env, "Not measured yet",
+                                     "No GPU has run the transpose exercise yet.")]
         return output
 
     def gpu_transpose(self, gpu: str, content: dict) -> nodes.Element:
