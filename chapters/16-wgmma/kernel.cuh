@@ -12,6 +12,7 @@
 
 #include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
 
+#include <algorithm>
 #include <cstdint>
 #include <ladder/chapter.hpp>
 #include <ladder/cuda_check.hpp>
@@ -156,12 +157,6 @@ __device__ void mbarrier_arrive(uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(bar)) : "memory");
 }
 
-// Makes this thread's ordinary stores to shared memory visible to the
-// tensor cores' reads through a descriptor (the async proxy).
-__device__ void fence_shared_for_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
 // The same with wgmma.m64n64k8: B^T * A^T for 64 columns (rows of A).
 __device__ void wgmma_m64n64k8_rs(float (&d)[32], const uint32_t (&b)[4], uint64_t desc_a,
                                   int accumulate) {
@@ -239,22 +234,23 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 }
 // [end]
 
-// [split-tile]
-/// Writes the parts of the stage's A tile (FLOATS floats) into the stage's
-/// two part tiles, 16 bytes per thread at a time, with THREADS threads. The
-/// parts keep the tile's layout: the swizzle moves whole 16-byte pieces, so
-/// float i of every tile is the same element of A. Truncated, A's tile stays
-/// as it is: wgmma reads big from it. ROUNDED, as chapter 15 splits
-/// (chapter 14's split_tf32()), big is written over A's tile.
-template <int FLOATS, int THREADS, bool ROUNDED>
-__device__ void split_a_tile(float* a, float* small, float* big_finite, int thread) {
-#pragma unroll 2
-  for (int i = 4 * thread; i < FLOATS; i += 4 * THREADS) {
-    const float4 x = *reinterpret_cast<const float4*>(a + i);
+// [split-a-kernel]
+/// Splits A (count floats, a multiple of 4) into its parts for 3xTF32, once
+/// before the product: small and big_finite (split_truncated()), and, when
+/// ROUNDED, big, A rounded to TF32 as chapter 15 splits it (chapter 14's
+/// split_tf32()). Truncated, A itself is the big part: wgmma drops the low
+/// 13 bits of what it reads. The product's copies then bring A's parts into
+/// shared memory beside A's tile.
+template <bool ROUNDED>
+__global__ void split_a(const float* A, long long count, float* small, float* big_finite,
+                        float* big) {
+  const long long stride = 4ll * gridDim.x * blockDim.x;
+  for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
+    const float4 x = *reinterpret_cast<const float4*>(A + i);
     if constexpr (ROUNDED) {
       const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y), ch14::split_tf32(x.z),
                                 ch14::split_tf32(x.w)};
-      *reinterpret_cast<uint4*>(a + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
+      *reinterpret_cast<uint4*>(big + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
       *reinterpret_cast<uint4*>(small + i) =
           make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
       *reinterpret_cast<uint4*>(big_finite + i) =
@@ -275,15 +271,13 @@ __device__ void split_a_tile(float* a, float* small, float* big_finite, int thre
 // [stages]
 /// Each stage's barriers: "full" takes the producer's one arrival (with the
 /// bytes its copies bring), "empty" one arrival from every consumer thread.
-/// 3xTF32's "split" takes one from each SPLITTERS thread, once A's parts are
-/// written. The whole block waits until they are initialised.
+/// The whole block waits until they are initialised.
 template <int STAGES_>
-__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty, uint64_t* split) {
+__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES_; ++s) {
       mbarrier_init(&full[s], 1);
       mbarrier_init(&empty[s], CONSUMERS * WARPGROUP);
-      mbarrier_init(&split[s], SPLITTERS);
     }
   }
   __syncthreads();
@@ -336,24 +330,23 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
   }
 }
 
-/// The same on 3xTF32. The producer's other warps have written A's parts
-/// into the stage (small, then big_finite, after A's and B's tiles); the
-/// consumer waits for them too, splits its B^T fragments in registers
+/// The same on 3xTF32. The copies bring A's parts into the stage (small,
+/// then big_finite, after A's and B's tiles); the consumer splits its B^T
+/// fragments in registers
 /// (chapter 14's split_tf32()), and issues three wgmma per step: small *
 /// big, big * small, big * big. They add into `sum` from zero, and every
 /// SUM_STEPS steps an FP32 addition adds `sum` into d.
 template <class T>
 __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
-                               uint64_t* empty, uint64_t* split, int steps, int n0, int t) {
+                               uint64_t* empty, int steps, int n0, int t) {
   constexpr int A_FLOATS = T::BM * BK;
   float sum[T::BM / 2];
   for (int kt = 0; kt < steps; ++kt) {
     const int s = kt % T::STAGES;
     mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
-    mbarrier_wait(&split[s], (kt / T::STAGES) & 1);
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + A_FLOATS;
-    const float* a_small = As + T::COPY_FLOATS;
+    const float* a_small = Bs + BN * BK;
     const float* a_big = a_small + A_FLOATS;
     ch14::Split b[BK / 8][4];
 #pragma unroll
@@ -484,7 +477,8 @@ __device__ void add_slices(const float* partials, const LastRound& cut, const Bl
 /// then hold C transposed: row n, column m.
 ///
 /// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
-/// one of STAGES buffers (on 3xTF32 its other three warps split A's tile).
+/// one of STAGES buffers (on 3xTF32 A's parts too, from map_small and
+/// map_big_finite).
 /// Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
 /// wgmma.m64n{BM}k8. A slice's block writes its sums, unscaled, into its
@@ -498,12 +492,14 @@ __device__ void add_slices(const float* partials, const LastRound& cut, const Bl
 template <class T>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
-                const __grid_constant__ CUtensorMap map_b, float* C, int M, int N, int K,
+                const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_small,
+                const __grid_constant__ CUtensorMap map_big_finite, float* C, int M, int N, int K,
                 float alpha, float beta, float* partials, LastRound cut) {
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
-  __shared__ uint64_t full[STAGES], empty[STAGES], split[STAGES];
+  __shared__ uint64_t full[STAGES], empty[STAGES];
   const int warpgroup = threadIdx.x / WARPGROUP;
   // The block's share; its tile in chapter 12's grouped order.
   const BlockWork work = block_work(cut, blockIdx.x);
@@ -511,7 +507,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int tile_m = tile.row * BM, tile_n = tile.col * BN;
   const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
 
-  init_stage_barriers<STAGES>(full, empty, split);
+  init_stage_barriers<STAGES>(full, empty);
 
   if (warpgroup == 0) {  // the producer
     if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
@@ -528,19 +524,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         tma_load_2d(As, &map_a, k, tile_m, &full[s]);
         for (int box = 0; box < BN / BOX_COLUMNS; ++box)
           tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, k, &full[s]);
-      }
-    } else if (T::PRODUCTS == 3 && threadIdx.x >= 32) {
-      // 3xTF32: the other three warps split each stage's A tile into its
-      // part tiles, make their stores visible to wgmma, and say so.
-      for (int kt = 0; kt < steps; ++kt) {
-        const int s = kt % STAGES;
-        mbarrier_wait(&full[s], (kt / STAGES) & 1);
-        float* As = tiles + s * STAGE_FLOATS;
-        float* a_small = As + T::COPY_FLOATS;
-        split_a_tile<BM * BK, SPLITTERS, T::ROUNDED>(As, a_small, a_small + BM * BK,
-                                                     threadIdx.x - 32);
-        fence_shared_for_async();
-        mbarrier_arrive(&split[s]);
+        if constexpr (T::PRODUCTS == 3) {  // A's parts, after B's tile
+          float* a_small = Bs + BN * BK;
+          tma_load_2d(a_small, &map_small, k, tile_m, &full[s]);
+          tma_load_2d(a_small + BM * BK, &map_big_finite, k, tile_m, &full[s]);
+        }
       }
     }
   } else {  // a consumer: its 64 columns of the tile (n), four warps of 16
@@ -553,7 +541,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     if constexpr (T::PRODUCTS == 1) {
       consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
     } else {
-      consume_3xtf32<T>(d, tiles, full, empty, split, steps, n0, t);
+      consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
     }
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
@@ -646,6 +634,20 @@ inline long long workspace(int M, int N, int K) {
   return ch13::rows_on_16_bytes(N, K) ? 0 : ch13::packed_floats(M, N, K);
 }
 
+/// The floats of A's parts that 3xTF32 splits before the product
+/// (split_a()): small and big_finite, and big where A is rounded; none on
+/// TF32.
+template <class T>
+long long parts_floats(int M, int K) {
+  return T::PRODUCTS == 3 ? (T::ROUNDED ? 3ll : 2ll) * M * K : 0;
+}
+
+/// Tiling T's workspace without a cut: the copies', and A's parts.
+template <class T>
+long long workspace_parts(int M, int N, int K) {
+  return workspace(M, N, K) + parts_floats<T>(M, ch13::packed_row(K));
+}
+
 /// The floats of workspace that a cut last round of tiling T's can take at
 /// most: a BM x BN matrix for each of at most one block per SM.
 template <class T>
@@ -657,38 +659,57 @@ long long slices_floats() {
 /// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
 /// any other product on aligned copies (chapter 13's launch_packed()), or
 /// with too little workspace for them, chapter 14's kernel (chapter 15's
-/// for 3xTF32). Where the workspace has room (slices_floats()), the last
-/// round's tiles are cut into slices (last_round()). The tensor maps are
-/// encoded on the host for each new pair of matrices (a call to the driver,
-/// no allocation) and passed to the kernel as parameters.
+/// for 3xTF32, also where the workspace has no room for A's parts). On
+/// 3xTF32, split_a() first writes A's parts into the workspace. Where the
+/// rest of it has room (slices_floats()), the last round's tiles are cut
+/// into slices (last_round()). The tensor maps are encoded on the host for
+/// each new set of matrices (a call to the driver, no allocation) and
+/// passed to the kernel as parameters.
 template <class T>
 void launch(const ladder::Gemm& g, cudaStream_t stream) {
+  using Fallback = std::conditional_t<T::PRODUCTS == 3, ch15::Chosen, ch14::Chosen>;
   if (!tma_can_copy(g)) {
     if (g.workspace_floats >= ch13::packed_floats(g.M, g.N, g.K)) {
       return ch13::launch_packed(g, stream,
                                  [&](const ladder::Gemm& packed) { launch<T>(packed, stream); });
     }
-    // Chapter 14's kernel on TF32, or chapter 15's on 3xTF32.
-    using Fallback = std::conditional_t<T::PRODUCTS == 3, ch15::Chosen, ch14::Chosen>;
-    return ch14::launch<Fallback>(g, stream);
+    return ch14::launch<Fallback>(g, stream);  // chapter 14's kernel, or chapter 15's
   }
+  const long long parts = parts_floats<T>(g.M, g.K);
+  if (g.workspace_floats < parts) return ch14::launch<Fallback>(g, stream);
+  // A's parts at the start of the workspace: small, big_finite, then big.
+  float* small = g.workspace;
+  float* big_finite = small + parts / (T::ROUNDED ? 3 : 2);
+  float* big = big_finite + parts / (T::ROUNDED ? 3 : 2);
   static const EncodeTiled encode = encode_tiled();
   static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma<T>, T::SMEM_BYTES);
   (void)smem_granted;
   // The maps of the last product, reused while the matrices stay the same.
   static ladder::Gemm last{};
-  static CUtensorMap map_a, map_b;
-  if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K) {
-    map_a = row_major_map(encode, g.A, g.M, g.K, T::BM);
+  static CUtensorMap map_a, map_b, map_small, map_big_finite;
+  if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K ||
+      g.workspace != last.workspace) {
+    // Rounded, wgmma reads A's rounded big part in place of A.
+    const float* a = T::PRODUCTS == 3 && T::ROUNDED ? big : g.A;
+    map_a = row_major_map(encode, a, g.M, g.K, T::BM);
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
+    map_small = T::PRODUCTS == 3 ? row_major_map(encode, small, g.M, g.K, T::BM) : map_a;
+    map_big_finite = T::PRODUCTS == 3 ? row_major_map(encode, big_finite, g.M, g.K, T::BM) : map_a;
     last = g;
   }
   static const int sms = ch13::sm_count();
+  if constexpr (T::PRODUCTS == 3) {
+    const long long count = 1ll * g.M * g.K;
+    const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
+    split_a<T::ROUNDED>
+        <<<static_cast<int>(blocks), 256, 0, stream>>>(g.A, count, small, big_finite, big);
+  }
+  float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
-  if (g.workspace_floats < slices_floats<T>() || cut.tiles - cut.whole_tiles > kMaxCutTiles)
+  if (g.workspace_floats - parts < slices_floats<T>() || cut.tiles - cut.whole_tiles > kMaxCutTiles)
     cut = uncut<T>(g.M, g.N, g.K);
   sgemm_wgmma<T><<<last_round_blocks(cut), NUM_THREADS, T::SMEM_BYTES, stream>>>(
-      map_a, map_b, g.C, g.M, g.N, g.K, g.alpha, g.beta, g.workspace, cut);
+      map_a, map_b, map_small, map_big_finite, g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut);
 }
 // [end]
 
@@ -741,13 +762,15 @@ inline void launch_3xtf32(const ladder::Gemm& g, cudaStream_t stream) {
   }
 }
 
-/// The variant "3xtf32"'s workspace: room for the copies, and, where either
-/// tile's last round is cut, for its slices.
+/// The variant "3xtf32"'s workspace: room for the copies, A's parts, and,
+/// where either tile's last round is cut, for its slices.
 inline long long workspace_3xtf32(int M, int N, int K) {
   static const int sms = ch13::sm_count();
   const bool cut = last_round<Split>(M, N, K, sms).slices > 1 ||
                    last_round<SplitNarrow>(M, N, K, sms).slices > 1;
-  return workspace(M, N, K) + (cut ? slices_floats<Split>() : 0);
+  const long long parts =
+      K < kRoundBelowK ? workspace_parts<SplitRounded>(M, N, K) : workspace_parts<Split>(M, N, K);
+  return parts + (cut ? slices_floats<Split>() : 0);
 }
 // [end]
 
@@ -776,15 +799,15 @@ std::vector<ladder::Constant> constants() {
           {"PRODUCTS", T::PRODUCTS},
           {"SUM_STEPS", T::SUM_STEPS},
           {"ROUNDED", T::ROUNDED ? 1 : 0},
-          {"PART_FLOATS", T::PART_FLOATS},
+          {"A_TILES", T::A_TILES},
           {"SMEM_BYTES", T::SMEM_BYTES}};
 }
 
 /// Variant `name`: sgemm_wgmma<T>, launched by `launcher` (launch<T> if
-/// none is given).
+/// none is given), with the workspace `wants` (workspace_parts<T> if none).
 template <class T>
 ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn launcher = nullptr,
-                        ladder::WorkspaceFn wants = workspace) {
+                        ladder::WorkspaceFn wants = nullptr) {
   const ladder::KernelInfo kernel{reinterpret_cast<const void*>(sgemm_wgmma<T>), NUM_THREADS,
                                   T::SMEM_BYTES};
   return {name,
@@ -794,7 +817,7 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
           kernel,
           constants<T>(),
           T::PRODUCTS == 3 ? ladder::Arithmetic::kFp32 : ladder::Arithmetic::kTf32,
-          wants};
+          wants ? wants : workspace_parts<T>};
 }
 
 /// @brief This chapter as the runner and --describe see it: on TF32, the

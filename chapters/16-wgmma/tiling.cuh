@@ -18,7 +18,6 @@ constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a c
 constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
 constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
 constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
-constexpr int SPLITTERS = WARPGROUP - 32;  ///< 3xTF32: the producer's threads that split A
 
 /// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
@@ -32,11 +31,12 @@ struct Tiling {
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int SUM_STEPS = SUM_STEPS_;
   static constexpr bool ROUNDED = ROUNDED_;
-  /// The floats the copies bring per stage: A's tile, then B's.
-  static constexpr int COPY_FLOATS = (BM + BN) * BK;
-  /// 3xTF32: two more tiles per stage, A's small and big parts.
-  static constexpr int PART_FLOATS = PRODUCTS == 3 ? 2 * BM * BK : 0;
-  static constexpr int STAGE_FLOATS = COPY_FLOATS + PART_FLOATS;
+  /// A's tiles per stage: A's own, and on 3xTF32 A's small and big parts
+  /// too, split once before the product (split_a()) and copied like A.
+  static constexpr int A_TILES = PRODUCTS == 3 ? 3 : 1;
+  /// The floats the copies bring per stage: A's tile, B's, then A's parts.
+  static constexpr int COPY_FLOATS = (A_TILES * BM + BN) * BK;
+  static constexpr int STAGE_FLOATS = COPY_FLOATS;
   /// 3xTF32's stages are twice as large, so three fit where four did.
   static constexpr int STAGES = PRODUCTS == 3 ? 3 : ch16::STAGES;
   /// Rows of block tiles in one raster group (chapter 12's order), so that
