@@ -6,12 +6,15 @@
 // A counter left above zero would let the next launch's slices add up sums
 // that are not yet written. So this launches one cut product three times in
 // one process and checks, after each launch:
+//   * the launch wrote the workspace (its slices' sums: it was cut);
 //   * every counter reads zero;
 //   * C is the same, bit for bit, as after the first launch (the slices add
 //     in the order of K, so the sum does not depend on which slice is last);
 //   * sampled elements of C agree with a double-precision product on the
 //     host to 3xTF32's accuracy.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -71,7 +74,8 @@ int main() {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (float& x : a) x = uniform(rng);
   for (float& x : b) x = uniform(rng);
-  const long long workspace_floats = ch16::slices_floats<Tile>();
+  // The variant "3xtf32"'s own workspace, which has room for the slices.
+  const long long workspace_floats = ch16::workspace_3xtf32(n, n, n);
   float *A, *B, *C, *workspace;
   CUDA_CHECK(cudaMalloc(&A, elements * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&B, elements * sizeof(float)));
@@ -82,14 +86,24 @@ int main() {
 
   const ladder::Gemm g{n, n, n, 1.0f, A, B, 0.0f, C, workspace, workspace_floats};
   std::vector<float> first(elements), again(elements);
+  std::vector<uint32_t> scratch(workspace_floats);
   int failures = 0;
   for (int launch = 1; launch <= 3; ++launch) {
-    CUDA_CHECK(cudaMemset(C, 0xFF, elements * sizeof(float)));  // NaN: beta == 0 must not read it
+    // 0xFF bytes: NaN in C, which beta == 0 must not read, and a mark in
+    // the workspace that only a cut launch's slices overwrite.
+    CUDA_CHECK(cudaMemset(C, 0xFF, elements * sizeof(float)));
+    CUDA_CHECK(cudaMemset(workspace, 0xFF, workspace_floats * sizeof(float)));
     ch16::launch<Tile>(g, nullptr);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(launch == 1 ? first.data() : again.data(), C, elements * sizeof(float),
                           cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(scratch.data(), workspace, workspace_floats * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    if (std::count(scratch.begin(), scratch.end(), 0xFFFFFFFFu) == workspace_floats) {
+      std::printf("cut-twice: FAILED, launch %d wrote no slice's sums: it was not cut\n", launch);
+      ++failures;
+    }
     const int not_zero = counters_not_zero();
     if (not_zero != 0) {
       std::printf("cut-twice: FAILED, %d counters not zero after launch %d\n", not_zero, launch);
