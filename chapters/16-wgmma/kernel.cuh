@@ -642,10 +642,12 @@ long long parts_floats(int M, int K) {
   return T::PRODUCTS == 3 ? (T::ROUNDED ? 3ll : 2ll) * M * K : 0;
 }
 
-/// Tiling T's workspace without a cut: the copies', and A's parts.
+/// Tiling T's workspace without a cut: the copies', and A's parts (of the
+/// packed copy of A where its rows need one).
 template <class T>
 long long workspace_parts(int M, int N, int K) {
-  return workspace(M, N, K) + parts_floats<T>(M, ch13::packed_row(K));
+  const int k = ch13::rows_on_16_bytes(N, K) ? K : ch13::packed_row(K);
+  return workspace(M, N, K) + parts_floats<T>(M, k);
 }
 
 /// The floats of workspace that a cut last round of tiling T's can take at

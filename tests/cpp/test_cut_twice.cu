@@ -6,7 +6,7 @@
 // A counter left above zero would let the next launch's slices add up sums
 // that are not yet written. So this launches one cut product three times in
 // one process and checks, after each launch:
-//   * the launch wrote the workspace (its slices' sums: it was cut);
+//   * the launch wrote its slices' sums into the workspace (it was cut);
 //   * every counter reads zero;
 //   * C is the same, bit for bit, as after the first launch (the slices add
 //     in the order of K, so the sum does not depend on which slice is last);
@@ -100,7 +100,11 @@ int main() {
                           cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(scratch.data(), workspace, workspace_floats * sizeof(float),
                           cudaMemcpyDeviceToHost));
-    if (std::count(scratch.begin(), scratch.end(), 0xFFFFFFFFu) == workspace_floats) {
+    // A's parts come first in the workspace (split_a() writes them on
+    // every launch); the slices' sums after them.
+    const long long parts = ch16::parts_floats<Tile>(n, n);
+    if (std::count(scratch.begin() + parts, scratch.end(), 0xFFFFFFFFu) ==
+        workspace_floats - parts) {
       std::printf("cut-twice: FAILED, launch %d wrote no slice's sums: it was not cut\n", launch);
       ++failures;
     }
