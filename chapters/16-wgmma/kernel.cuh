@@ -423,7 +423,10 @@ __device__ void add_slices(const float* partials, const LastRound& cut, const Bl
   constexpr int TILE4 = T::BM * BN / 4, THREADS = CONSUMERS * WARPGROUP, BATCH = 4;
   const int cut_tile = work.tile - cut.whole_tiles;
   const int slice = work.slice - cut_tile * cut.slices;
-  __threadfence();  // this thread's sums, seen by the whole GPU
+  // A release in three steps: every thread's fence makes its sums visible
+  // to the whole GPU, the barrier orders those fences before thread 0's
+  // count, and the count itself can then be a relaxed atomicAdd.
+  __threadfence();
   consumers_sync();
   if (thread == 0) {
     atomicAdd(&slices_written[cut_tile], 1);
@@ -439,6 +442,9 @@ __device__ void add_slices(const float* partials, const LastRound& cut, const Bl
     float4 sum[BATCH];
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) sum[b] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    // BATCH loads in flight per slice before the first addition waits on one.
+    // __ldcg reads through L2 only: this SM's L1 is not kept coherent with
+    // the other SMs' stores.
     for (int s = 0; s < cut.slices; ++s)
 #pragma unroll
       for (int b = 0; b < BATCH; ++b) {

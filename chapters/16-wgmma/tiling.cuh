@@ -205,18 +205,23 @@ __host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
 // [split-a]
 /// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
 /// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
-/// of the stage's own tile. small is what that drops (exact: x and big share
+/// of A's own tile. small is what that drops (exact: x and big share
 /// their exponent). big_finite is big, 0 for a non-finite x; small is 0 for
-/// one. An infinity or NaN then reaches C through big * big alone, as in
-/// chapter 15.
+/// an infinity. An infinity then reaches C through big * big alone, as in
+/// chapter 15. A NaN whose bits past the exponent lie only in the low 13
+/// reads as an infinity to wgmma, so for a NaN small is x with its top
+/// mantissa bit set (x made quiet): small * big carries the NaN into C.
 __host__ __device__ inline void split_truncated(float x, float& small, float& big_finite) {
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
+  const uint32_t quiet_bits = bits | 0x00400000u;
+  float quiet;
+  std::memcpy(&quiet, &quiet_bits, sizeof quiet);
   bits &= 0xffffe000u;  // the low 13 bits cleared
   float big;
   std::memcpy(&big, &bits, sizeof big);
   const bool finite = std::isfinite(x);
-  small = finite ? x - big : 0.0f;
+  small = finite ? x - big : (std::isnan(x) ? quiet : 0.0f);
   big_finite = finite ? big : 0.0f;
 }
 // [end]
