@@ -244,6 +244,7 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 template <bool ROUNDED>
 __global__ void split_a(const float* A, long long count, float* small, float* big_finite,
                         float* big) {
+  asm volatile("griddepcontrol.launch_dependents;");  // the product may start
   const long long stride = 4ll * gridDim.x * blockDim.x;
   for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
     const float4 x = *reinterpret_cast<const float4*>(A + i);
@@ -514,6 +515,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
 
   init_stage_barriers<STAGES>(full, empty);
+  // 3xTF32: this block may start while split_a() still runs (launch()); it
+  // waits here until split_a() has finished and its parts are in memory.
+  if constexpr (T::PRODUCTS == 3) asm volatile("griddepcontrol.wait;" ::: "memory");
 
   if (warpgroup == 0) {  // the producer
     if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
@@ -716,8 +720,20 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
   if (g.workspace_floats - parts < slices_floats<T>() || cut.tiles - cut.whole_tiles > kMaxCutTiles)
     cut = uncut<T>(g.M, g.N, g.K);
-  sgemm_wgmma<T><<<last_round_blocks(cut), NUM_THREADS, T::SMEM_BYTES, stream>>>(
-      map_a, map_b, map_small, map_big_finite, g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut);
+  // Programmatic dependent launch: the product's blocks may start as
+  // split_a()'s blocks end, and wait for its parts inside (griddepcontrol).
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(last_round_blocks(cut));
+  config.blockDim = dim3(NUM_THREADS);
+  config.dynamicSmemBytes = T::SMEM_BYTES;
+  config.stream = stream;
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = T::PRODUCTS == 3 ? 1 : 0;
+  config.attrs = &early;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
+                                g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
 }
 // [end]
 
