@@ -1,19 +1,19 @@
 """Chapter 16's ring of stages between producer and consumers ({ladder-pipeline}).
 
 The data: a variant's ``--describe`` constants (STAGES, BK, BM, BN,
-COPY_FLOATS, STAGE_FLOATS, PRODUCTS, CONSUMERS, WARPGROUP), turned by
-pipeline_of() into a Pipeline. schedule() is the order the kernel's
+A_TILES, COPY_FLOATS, STAGE_FLOATS, PRODUCTS, CONSUMERS, WARPGROUP), turned
+by pipeline_of() into a Pipeline. schedule() is the order the kernel's
 barriers impose on a product of 2 · STAGES K-steps (sgemm_wgmma,
 consume_tf32, consume_3xtf32), each task one column long and started in
 the first column that all it waits for allows:
 
 - the producer's one thread copies step k into stage k mod STAGES with TMA,
   in order, once that stage is *empty* (the consumers have finished step
-  k - STAGES; a fresh stage is free); the copy completes *full*;
-- on 3xTF32 (PRODUCTS = 3), after *full*, the producer's other warps write
-  A's two part tiles into the stage, in order, which completes *split*;
-- after *full* (and *split*) the consumers multiply step k with wgmma, in
-  order, then arrive on *empty*.
+  k - STAGES; a fresh stage is free); the copy completes *full*. On 3xTF32
+  (PRODUCTS = 3) it brings A's two parts too (A_TILES = 3), split before
+  the product;
+- after *full* the consumers multiply step k with wgmma, in order, then
+  arrive on *empty*.
 
 The figure draws that order as one lane per stage; it is a schematic, not
 a timing.
@@ -33,16 +33,15 @@ from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
 #: What each kind of task is drawn with: colour and opacity.
-FILLS = {"copy": (GPU_COLOURS[1], 0.4), "split": (GPU_COLOURS[2], 0.45),
-         "mma": (GPU_COLOURS[0], 0.6)}
+FILLS = {"copy": (GPU_COLOURS[1], 0.4), "mma": (GPU_COLOURS[0], 0.6)}
 #: The barrier each kind of task completes, and its line style.
-COMPLETES = {"copy": "full", "split": "split", "mma": "empty"}
-LINE_STYLES = {"full": "-", "split": ":", "empty": (0, (2.2, 1.4))}
+COMPLETES = {"copy": "full", "mma": "empty"}
+LINE_STYLES = {"full": "-", "empty": (0, (2.2, 1.4))}
 TEXT = 12.5
 TITLE = 13
 TIMES = "\u00d7"
-NEEDED = ("STAGES", "BK", "BM", "BN", "COPY_FLOATS", "STAGE_FLOATS", "PRODUCTS", "CONSUMERS",
-          "WARPGROUP")
+NEEDED = ("STAGES", "BK", "BM", "BN", "A_TILES", "COPY_FLOATS", "STAGE_FLOATS", "PRODUCTS",
+          "CONSUMERS", "WARPGROUP")
 
 
 @dataclass(frozen=True)
@@ -52,9 +51,9 @@ class Pipeline:
     bk: int
     bm: int
     bn: int
-    copy_floats: int   #: floats the copies bring per stage: A's tile and B's
-    stage_floats: int  #: floats of one stage (3xTF32: and A's two part tiles)
-    products: int      #: 1 (TF32) or 3 (3xTF32, which splits A in the stage)
+    copy_floats: int   #: floats the copies bring per stage: A's tiles and B's
+    stage_floats: int  #: floats of one stage: all the copies bring
+    products: int      #: 1 (TF32) or 3 (3xTF32, whose copies bring A's parts too)
     consumer_threads: int  #: the arrivals that complete "empty"
 
     @property
@@ -68,13 +67,14 @@ class Pipeline:
 
     @property
     def part_floats(self) -> int:
-        return self.stage_floats - self.copy_floats
+        """The floats of A's two parts in a stage (3xTF32), 0 on TF32."""
+        return self.copy_floats - (self.bm + self.bn) * self.bk
 
 
 @dataclass(frozen=True)
 class Task:
-    kind: str    #: "copy" (TMA), "split" (A's parts, 3xTF32) or "mma" (wgmma)
-    step: int    #: the K-step whose tiles it copies, splits or multiplies
+    kind: str    #: "copy" (TMA) or "mma" (wgmma)
+    step: int    #: the K-step whose tiles it copies or multiplies
     stage: int
     start: int   #: its column; it ends where the next begins
 
@@ -97,13 +97,16 @@ def pipeline_of(chapter: str, constants: dict) -> Pipeline:
         raise AnalysisError(f"{chapter}: STAGES = {c['STAGES']}, nothing overlaps")
     if c["PRODUCTS"] not in (1, 3):
         raise AnalysisError(f"{chapter}: PRODUCTS = {c['PRODUCTS']}, not 1 or 3")
-    if c["COPY_FLOATS"] != (c["BM"] + c["BN"]) * c["BK"]:
+    a_tiles = 3 if c["PRODUCTS"] == 3 else 1  # A's tile, and on 3xTF32 its two parts
+    if c["A_TILES"] != a_tiles:
+        raise AnalysisError(f"{chapter}: A_TILES = {c['A_TILES']}, not {a_tiles} for "
+                            f"PRODUCTS = {c['PRODUCTS']}")
+    if c["COPY_FLOATS"] != (a_tiles * c["BM"] + c["BN"]) * c["BK"]:
         raise AnalysisError(f"{chapter}: COPY_FLOATS = {c['COPY_FLOATS']} is not "
-                            f"(BM + BN) {TIMES} BK, A's tile and B's")
-    parts = 2 * c["BM"] * c["BK"] if c["PRODUCTS"] == 3 else 0
-    if c["STAGE_FLOATS"] != c["COPY_FLOATS"] + parts:
+                            f"({a_tiles} BM + BN) {TIMES} BK, A's tiles and B's")
+    if c["STAGE_FLOATS"] != c["COPY_FLOATS"]:
         raise AnalysisError(f"{chapter}: STAGE_FLOATS = {c['STAGE_FLOATS']} is not the "
-                            f"copies' {c['COPY_FLOATS']} and {parts} floats of A's parts")
+                            f"copies' {c['COPY_FLOATS']} floats")
     return Pipeline(chapter, c["STAGES"], c["BK"], c["BM"], c["BN"], c["COPY_FLOATS"],
                     c["STAGE_FLOATS"], c["PRODUCTS"], c["CONSUMERS"] * c["WARPGROUP"])
 
@@ -115,11 +118,10 @@ def chapter_pipeline(repo_root: Path, build: Path, slug: str) -> tuple[Pipeline,
 
 
 def schedule(p: Pipeline) -> list[Task]:
-    """Each step's copy, split (3xTF32) and multiply, each in the first
-    column its barriers and its role's order allow."""
+    """Each step's copy and multiply, each in the first column its
+    barriers and its role's order allow."""
     tasks: list[Task] = []
     copies: dict[int, Task] = {}
-    splits: dict[int, Task] = {}
     mmas: dict[int, Task] = {}
     for k in range(p.steps):
         stage = k % p.stages
@@ -129,14 +131,9 @@ def schedule(p: Pipeline) -> list[Task]:
         if k >= p.stages:
             start = max(start, mmas[k - p.stages].end)
         copies[k] = Task("copy", k, stage, start)
-        ready = copies[k].end  # "full"
-        if p.split:
-            # The splitting warps wait for "full", one step after another.
-            splits[k] = Task("split", k, stage, max(ready, splits[k - 1].end if k else 0))
-            ready = splits[k].end  # "split"
-        # The consumers wait for "full" (and "split"), one step after another.
-        mmas[k] = Task("mma", k, stage, max(ready, mmas[k - 1].end if k else 0))
-        tasks += [copies[k], *([splits[k]] if p.split else []), mmas[k]]
+        # The consumers wait for "full", one step after another.
+        mmas[k] = Task("mma", k, stage, max(copies[k].end, mmas[k - 1].end if k else 0))
+        tasks += [copies[k], mmas[k]]
     return tasks
 
 
@@ -146,8 +143,8 @@ def columns(tasks: list[Task]) -> int:
 
 def title_words(p: Pipeline) -> str:
     if p.split:
-        floats = (f"copied {p.copy_floats} + A's parts {p.part_floats} = "
-                  f"{p.stage_floats} floats")
+        floats = (f"A {p.bm} {TIMES} {p.bk} + B {p.bk} {TIMES} {p.bn} + A's parts "
+                  f"{p.part_floats} = {p.stage_floats} floats")
     else:
         floats = f"A {p.bm} {TIMES} {p.bk} + B {p.bk} {TIMES} {p.bn} = {p.stage_floats} floats"
     return f"STAGES = {p.stages} stages of BK = {p.bk}, each\n{floats}"
@@ -155,18 +152,14 @@ def title_words(p: Pipeline) -> str:
 
 def legend_words(p: Pipeline) -> tuple[dict[str, str], dict[str, str]]:
     """The legend's labels: of each task kind, and of each barrier."""
-    tasks = {"copy": "TMA copy (producer)", "split": "split A (producer)",
-             "mma": "wgmma (consumers)"}
-    barriers = {"full": "full: landed", "split": "split: written",
-                "empty": f"empty: {p.consumer_threads} arrived"}
-    if not p.split:
-        del tasks["split"], barriers["split"]
+    tasks = {"copy": "TMA copy (producer)", "mma": "wgmma (consumers)"}
+    barriers = {"full": "full: landed", "empty": f"empty: {p.consumer_threads} arrived"}
     return tasks, barriers
 
 
 def alt_text(p: Pipeline) -> str:
-    split = (" Then the producer's other warps write A's two part tiles into the stage and "
-             "arrive on 'split', which the consumers wait for too." if p.split else "")
+    split = (" On 3xTF32 the copies bring A's two parts too, split once before the product."
+             if p.split else "")
     return (f"{p.chapter}: {p.stages} shared-memory stages of {p.stage_floats} floats "
             f"(BK = {p.bk}) as lanes over {p.steps} K-steps, step k in stage k mod {p.stages}. "
             "One producer thread copies each step's tiles with TMA; when they land, the "
@@ -187,7 +180,7 @@ def pipeline_figure(p: Pipeline, mode: str):
         drawn = lanes(f"pipeline-{p.chapter}", p.stages, width, 0.9, foot, -0.15, ink)
         figure, axes, height, total, top = (drawn.figure, drawn.axes, drawn.height,
                                             drawn.total, drawn.top)
-        # Each task and the one after it on the same step (copy, split, multiply).
+        # Each task and the one after it on the same step (copy, multiply).
         following = {a: b for a, b in zip(tasks, tasks[1:])
                      if a.step == b.step and a.kind != "mma"}
         for task in tasks:

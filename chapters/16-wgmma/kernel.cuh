@@ -710,6 +710,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     last = g;
   }
   static const int sms = ch13::sm_count();
+  // 3xTF32: split_a() first, 256 threads a block, at most 8 blocks an SM.
   if constexpr (T::PRODUCTS == 3) {
     const long long count = 1ll * g.M * g.K;
     const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
@@ -720,8 +721,8 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
   if (g.workspace_floats - parts < slices_floats<T>() || cut.tiles - cut.whole_tiles > kMaxCutTiles)
     cut = uncut<T>(g.M, g.N, g.K);
-  // Programmatic dependent launch: the product's blocks may start as
-  // split_a()'s blocks end, and wait for its parts inside (griddepcontrol).
+  // The product as split_a()'s programmatic dependent: its blocks may start
+  // as split_a()'s end, and wait inside for its parts (griddepcontrol.wait).
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(last_round_blocks(cut));
   config.blockDim = dim3(NUM_THREADS);

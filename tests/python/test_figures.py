@@ -878,17 +878,18 @@ def variant_constants(chapter: str, slug: str) -> dict:
 def made_up_wgmma(stages: int, products: int) -> dict:
     """Constants of a made-up variant of chapter 16's tiling (tiling.cuh's sums)."""
     bm, bn, bk = 128, 128, 32
-    copy = (bm + bn) * bk
+    a_tiles = 3 if products == 3 else 1  # A's tile, and on 3xTF32 its two parts
+    copy = (a_tiles * bm + bn) * bk
     return {"BM": bm, "BN": bn, "BK": bk, "STAGES": stages, "PRODUCTS": products,
-            "CONSUMERS": 2, "WARPGROUP": 128, "COPY_FLOATS": copy,
-            "STAGE_FLOATS": copy + (2 * bm * bk if products == 3 else 0)}
+            "CONSUMERS": 2, "WARPGROUP": 128, "A_TILES": a_tiles, "COPY_FLOATS": copy,
+            "STAGE_FLOATS": copy}
 
 
 def pipeline_problems(c: dict, tasks) -> list[str]:
     """What the kernel's barriers and roles require of a schedule of
     constants c; [] when it keeps them all."""
-    stages, split = c["STAGES"], c["PRODUCTS"] == 3
-    kinds = {"copy", "split", "mma"} if split else {"copy", "mma"}
+    stages = c["STAGES"]
+    kinds = {"copy", "mma"}
     problems = []
     found: dict[tuple[str, int], list] = {}
     for t in tasks:
@@ -911,16 +912,9 @@ def pipeline_problems(c: dict, tasks) -> list[str]:
 
     for k in steps:
         copy, mma = task("copy", k), task("mma", k)
-        # "full": the consumers (and the splitters) read step k after its copy landed.
+        # "full": the consumers read step k after its copy landed.
         if mma.start < copy.end:
             problems.append(f"step {k} is multiplied before its copy lands")
-        if split:
-            part = task("split", k)
-            if part.start < copy.end:
-                problems.append(f"step {k} is split before its copy lands")
-            # "split": the consumers read A's parts after they are written.
-            if mma.start < part.end:
-                problems.append(f"step {k} is multiplied before it is split")
         # "empty": the stage takes step k + STAGES only after the consumers
         # are done with step k.
         if k + stages in steps:
@@ -929,7 +923,7 @@ def pipeline_problems(c: dict, tasks) -> list[str]:
                 problems.append(f"step {k + stages} refills stage {k % stages} before "
                                 f"step {k}'s empty")
     # Each role does one step after another (the producer's thread issues its
-    # copies in order; the splitters and the consumers finish one first).
+    # copies in order; the consumers finish one first).
     for kind in kinds:
         order = [task(kind, k) for k in steps]
         for a, b in zip(order, order[1:]):
@@ -971,7 +965,7 @@ def test_a_schedule_that_refills_before_empty_is_caught():
 
 
 @pytest.mark.parametrize("broken", [{"COPY_FLOATS": 1}, {"STAGE_FLOATS": 1}, {"PRODUCTS": 2},
-                                    {"STAGES": 1}])
+                                    {"STAGES": 1}, {"A_TILES": 1}])
 def test_the_pipeline_refuses_constants_that_are_not_the_kernels(broken):
     with pytest.raises(AnalysisError):
         pipeline.pipeline_of("made-up", {**made_up_wgmma(3, 3), **broken})
@@ -982,8 +976,8 @@ def test_the_pipeline_refuses_constants_that_are_not_the_kernels(broken):
 def test_the_pipeline_figure_draws_each_task_and_barrier_once(slug, mode):
     c = variant_constants(PIPELINE_CHAPTER, slug)
     found, _ = pipeline.chapter_pipeline(ROOT, BUILD, slug)
-    barrier_of = {"copy": "full", "split": "split", "mma": "empty"}
-    kinds = ["copy", "split", "mma"] if c["PRODUCTS"] == 3 else ["copy", "mma"]
+    barrier_of = {"copy": "full", "mma": "empty"}
+    kinds = ["copy", "mma"]
     figure, renderer = drawn(lambda: pipeline.pipeline_figure(found, mode))
     try:
         assert text_problems(figure, renderer, mode) == []
@@ -991,7 +985,7 @@ def test_the_pipeline_figure_draws_each_task_and_barrier_once(slug, mode):
         assert f"STAGES = {c['STAGES']}" in words and f"BK = {c['BK']}" in words
         assert f"= {c['STAGE_FLOATS']} floats" in words
         assert f"empty: {c['CONSUMERS'] * c['WARPGROUP']} arrived" in words
-        assert ("split" in words) == (c["PRODUCTS"] == 3)
+        assert ("A's parts" in words) == (c["PRODUCTS"] == 3)
         lanes = panel(figure, "lanes")
         lane_height = lanes.get_ylim()[0] / c["STAGES"]
         cells = {p.get_gid(): p for p in lanes.patches}
@@ -1025,7 +1019,7 @@ def test_draw_py_draws_the_pipeline(tmp_path):
                               capture_output=True, text=True,
                               env={**os.environ, "LADDER_BUILD_DIR": str(BUILD)})
         assert done.returncode == 0, done.stderr
-        assert 'id="split-0"' in out.read_text()
+        assert 'id="copy-0"' in out.read_text() and "A's parts" in out.read_text()
 
 
 # -- The bank grid ({ladder-bankgrid}) -------------------------------------------
