@@ -48,9 +48,9 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     order the code imposes (figures/stages.py).
 ``{ladder-pipeline} <slug>``  body: the caption
     chapter 16's ring of stages as lanes over a few K-steps: the producer's
-    TMA copies, 3xTF32's split of A and the consumers' wgmma, and the
-    barriers each completes (full, split, empty), in the order the code
-    imposes (figures/pipeline.py).
+    TMA copies (on 3xTF32 they bring A's parts too) and the consumers'
+    wgmma, and the barrier each completes (full, empty), in the order the
+    code imposes (figures/pipeline.py).
 ``{ladder-rounds} <slug>``  options ``:size: N`` (required), ``:gpu:``; body: the caption
     the N x N output's blocks (--describe's BM, BN) in rounds over the SMs
     (the result's sm_count and blocks_per_sm; figures/rounds.py).
