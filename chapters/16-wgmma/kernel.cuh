@@ -235,59 +235,37 @@ __device__ void wgmma_rs(float (&d)[128], const uint32_t (&b)[4], uint64_t desc_
 // [end]
 
 // [split-a-kernel]
-/// Splits A into its parts for 3xTF32, once before the product, one block of
-/// SPLIT_THREADS threads per BM x BK box: the box the product's copies
-/// bring per K-step. It writes small (split_truncated()), and, when
+/// Splits A (count floats, a multiple of 4) into its parts for 3xTF32, once
+/// before the product: small and big_finite (split_truncated()), and, when
 /// ROUNDED, big, A rounded to TF32 as chapter 15 splits it (chapter 14's
 /// split_tf32()). Truncated, A itself is the big part: wgmma drops the low
-/// 13 bits of what it reads. Truncated, big_finite differs from A only where
-/// A is not finite, so it is written only for a box that holds such a value;
-/// the box's flag, 1 or 0, says whether it is written (always, rounded).
-/// @pre K % 4 == 0 (whole float4s in each row).
-template <int BM, bool ROUNDED>
-__global__ void split_a(const float* A, int M, int K, float* small, float* big_finite, float* big,
-                        int* box_flags) {
-  asm volatile("griddepcontrol.launch_dependents;");       // the product may start
-  constexpr int PER_THREAD = BM * BK / 4 / SPLIT_THREADS;  // float4s of the box per thread
-  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BK;
-  float4 x[PER_THREAD];
-  size_t at[PER_THREAD];
-  bool inside[PER_THREAD];
-  bool non_finite = false;
-#pragma unroll
-  for (int j = 0; j < PER_THREAD; ++j) {
-    const int f =
-        threadIdx.x + j * SPLIT_THREADS;  // the box's float4 f: row f / 8, floats 4 (f % 8)
-    const int row = row0 + f / (BK / 4), col = col0 + 4 * (f % (BK / 4));
-    inside[j] = row < M && col < K;
-    at[j] = static_cast<size_t>(row) * K + col;
-    x[j] = inside[j] ? *reinterpret_cast<const float4*>(A + at[j]) : make_float4(0, 0, 0, 0);
-    non_finite = non_finite || !isfinite(x[j].x) || !isfinite(x[j].y) || !isfinite(x[j].z) ||
-                 !isfinite(x[j].w);
-  }
-  const bool write_big_finite = __syncthreads_or(non_finite) || ROUNDED;
-#pragma unroll
-  for (int j = 0; j < PER_THREAD; ++j) {
-    if (!inside[j]) continue;
-    float4 s, b;
+/// 13 bits of what it reads. The product's copies then bring A's parts into
+/// shared memory beside A's tile.
+template <bool ROUNDED>
+__global__ void split_a(const float* A, long long count, float* small, float* big_finite,
+                        float* big) {
+  asm volatile("griddepcontrol.launch_dependents;");  // the product may start
+  const long long stride = 4ll * gridDim.x * blockDim.x;
+  for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
+    const float4 x = *reinterpret_cast<const float4*>(A + i);
     if constexpr (ROUNDED) {
-      const ch14::Split p[4] = {ch14::split_tf32(x[j].x), ch14::split_tf32(x[j].y),
-                                ch14::split_tf32(x[j].z), ch14::split_tf32(x[j].w)};
-      *reinterpret_cast<uint4*>(big + at[j]) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
-      s = make_float4(__uint_as_float(p[0].small), __uint_as_float(p[1].small),
-                      __uint_as_float(p[2].small), __uint_as_float(p[3].small));
-      b = make_float4(__uint_as_float(p[0].big_finite), __uint_as_float(p[1].big_finite),
-                      __uint_as_float(p[2].big_finite), __uint_as_float(p[3].big_finite));
+      const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y), ch14::split_tf32(x.z),
+                                ch14::split_tf32(x.w)};
+      *reinterpret_cast<uint4*>(big + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
+      *reinterpret_cast<uint4*>(small + i) =
+          make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
+      *reinterpret_cast<uint4*>(big_finite + i) =
+          make_uint4(p[0].big_finite, p[1].big_finite, p[2].big_finite, p[3].big_finite);
     } else {
-      split_truncated(x[j].x, s.x, b.x);
-      split_truncated(x[j].y, s.y, b.y);
-      split_truncated(x[j].z, s.z, b.z);
-      split_truncated(x[j].w, s.w, b.w);
+      float4 s, b;
+      split_truncated(x.x, s.x, b.x);
+      split_truncated(x.y, s.y, b.y);
+      split_truncated(x.z, s.z, b.z);
+      split_truncated(x.w, s.w, b.w);
+      *reinterpret_cast<float4*>(small + i) = s;
+      *reinterpret_cast<float4*>(big_finite + i) = b;
     }
-    *reinterpret_cast<float4*>(small + at[j]) = s;
-    if (write_big_finite) *reinterpret_cast<float4*>(big_finite + at[j]) = b;
   }
-  if (threadIdx.x == 0) box_flags[blockIdx.y * gridDim.x + blockIdx.x] = write_big_finite;
 }
 // [end]
 
@@ -361,7 +339,7 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
 /// SUM_STEPS steps an FP32 addition adds `sum` into d.
 template <class T>
 __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
-                               uint64_t* empty, int steps, int n0, int t, const int* flags) {
+                               uint64_t* empty, int steps, int n0, int t) {
   constexpr int A_FLOATS = T::BM * BK;
   float sum[T::BM / 2];
   for (int kt = 0; kt < steps; ++kt) {
@@ -370,9 +348,7 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + A_FLOATS;
     const float* a_small = Bs + BN * BK;
-    // big_finite's tile; truncated, A's own tile where the box's flag says
-    // big_finite was not written (it would be A, bit for bit).
-    const float* a_big = T::ROUNDED || flags[kt] ? a_small + A_FLOATS : As;
+    const float* a_big = a_small + A_FLOATS;
     ch14::Split b[BK / 8][4];
 #pragma unroll
     for (int step = 0; step < BK / 8; ++step) {
@@ -526,7 +502,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                 const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_small,
                 const __grid_constant__ CUtensorMap map_big_finite, float* C, int M, int N, int K,
-                float alpha, float beta, float* partials, LastRound cut, const int* box_flags) {
+                float alpha, float beta, float* partials, LastRound cut) {
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
@@ -537,11 +513,6 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const ch14::TileCoord tile = ch14::block_tile<T>(work.tile, (M + BM - 1) / BM, (N + BN - 1) / BN);
   const int tile_m = tile.row * BM, tile_n = tile.col * BN;
   const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
-  // 3xTF32: the flags of this block's boxes of A (split_a()), from its first step.
-  const int* flags =
-      T::PRODUCTS == 3
-          ? box_flags + static_cast<size_t>(tile.row) * ((K + BK - 1) / BK) + work.first_step
-          : nullptr;
 
   init_stage_barriers<STAGES>(full, empty);
   // 3xTF32: this block may start while split_a() still runs (launch()); it
@@ -558,9 +529,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         mbarrier_wait(&empty[s], (kt / STAGES + 1) & 1);
         float* As = tiles + s * STAGE_FLOATS;
         float* Bs = As + BM * BK;
-        const bool big_finite = T::PRODUCTS == 3 && (T::ROUNDED || flags[kt]);  // copied too
-        const int floats = T::COPY_FLOATS - (T::PRODUCTS == 3 && !big_finite ? BM * BK : 0);
-        mbarrier_expect_bytes(&full[s], floats * static_cast<int>(sizeof(float)));
+        mbarrier_expect_bytes(&full[s], T::COPY_FLOATS * static_cast<int>(sizeof(float)));
         const int k = (work.first_step + kt) * BK;
         tma_load_2d(As, &map_a, k, tile_m, &full[s]);
         for (int box = 0; box < BN / BOX_COLUMNS; ++box)
@@ -568,7 +537,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         if constexpr (T::PRODUCTS == 3) {  // A's parts, after B's tile
           float* a_small = Bs + BN * BK;
           tma_load_2d(a_small, &map_small, k, tile_m, &full[s]);
-          if (big_finite) tma_load_2d(a_small + BM * BK, &map_big_finite, k, tile_m, &full[s]);
+          tma_load_2d(a_small + BM * BK, &map_big_finite, k, tile_m, &full[s]);
         }
       }
     }
@@ -582,7 +551,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     if constexpr (T::PRODUCTS == 1) {
       consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
     } else {
-      consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t, flags);
+      consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
     }
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
@@ -675,19 +644,12 @@ inline long long workspace(int M, int N, int K) {
   return ch13::rows_on_16_bytes(N, K) ? 0 : ch13::packed_floats(M, N, K);
 }
 
-/// The flags of A's BM x BK boxes (split_a()), one int each.
-template <class T>
-long long box_flag_count(int M, int K) {
-  return 1ll * ((M + T::BM - 1) / T::BM) * ((K + BK - 1) / BK);
-}
-
 /// The floats of A's parts that 3xTF32 splits before the product
-/// (split_a()): small and big_finite, and big where A is rounded, then the
-/// boxes' flags, rounded up to 4 floats; none on TF32.
+/// (split_a()): small and big_finite, and big where A is rounded; none on
+/// TF32.
 template <class T>
 long long parts_floats(int M, int K) {
-  if (T::PRODUCTS != 3) return 0;
-  return (T::ROUNDED ? 3ll : 2ll) * M * K + (box_flag_count<T>(M, K) + 3) / 4 * 4;
+  return T::PRODUCTS == 3 ? (T::ROUNDED ? 3ll : 2ll) * M * K : 0;
 }
 
 /// Tiling T's workspace without a cut: the copies', and A's parts (of the
@@ -727,12 +689,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   }
   const long long parts = parts_floats<T>(g.M, g.K);
   if (g.workspace_floats < parts) return ch14::launch<Fallback>(g, stream);
-  // A's parts at the start of the workspace: small, big_finite, big, flags.
-  const long long part = 1ll * g.M * g.K;
+  // A's parts at the start of the workspace: small, big_finite, then big.
   float* small = g.workspace;
-  float* big_finite = small + part;
-  float* big = big_finite + part;
-  int* box_flags = reinterpret_cast<int*>(big + (T::ROUNDED ? part : 0));
+  float* big_finite = small + parts / (T::ROUNDED ? 3 : 2);
+  float* big = big_finite + parts / (T::ROUNDED ? 3 : 2);
   static const EncodeTiled encode = encode_tiled();
   static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma<T>, T::SMEM_BYTES);
   (void)smem_granted;
@@ -750,11 +710,12 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     last = g;
   }
   static const int sms = ch13::sm_count();
-  // 3xTF32: split_a() first, a block per BM x BK box of A.
+  // 3xTF32: split_a() first, 256 threads a block, at most 8 blocks an SM.
   if constexpr (T::PRODUCTS == 3) {
-    const dim3 boxes((g.K + BK - 1) / BK, (g.M + T::BM - 1) / T::BM);
-    split_a<T::BM, T::ROUNDED>
-        <<<boxes, SPLIT_THREADS, 0, stream>>>(g.A, g.M, g.K, small, big_finite, big, box_flags);
+    const long long count = 1ll * g.M * g.K;
+    const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
+    split_a<T::ROUNDED>
+        <<<static_cast<int>(blocks), 256, 0, stream>>>(g.A, count, small, big_finite, big);
   }
   float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
@@ -773,8 +734,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   config.attrs = &early;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
-                                g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut,
-                                static_cast<const int*>(box_flags)));
+                                g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
 }
 // [end]
 

@@ -18,7 +18,6 @@ constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a c
 constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
 constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
 constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
-constexpr int SPLIT_THREADS = 256;  ///< 3xTF32: split_a()'s threads per block
 
 /// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
