@@ -162,6 +162,11 @@ const std::vector<NamedAccess>& registry() {
       // B's tile at column n0 = g (consumer 0, warp 0).
       {"ch16.bt-load", 4, "chapter 16: Bs[b_tile_index(k, n0)], 128-byte swizzle (LDS)",
        [](int lane) { return float_at(ch16::b_tile_index(lane % 4, lane / 4)); }},
+      // The same load from a tile copied without a swizzle: row k of a box is
+      // BOX_COLUMNS floats in order, so column n of row k is float
+      // k * BOX_COLUMNS + n (box 0 holds columns 0 .. 31).
+      {"ch16.bt-load.unswizzled", 4, "chapter 16: the same load without the swizzle (LDS)",
+       [](int lane) { return float_at((lane % 4) * ch16::BOX_COLUMNS + lane / 4); }},
   };
   return accesses;
 }
