@@ -38,12 +38,17 @@ CHAPTER_KEYS = {
     "pct_cublas_tf32": lambda e: format_percent(e["pct_cublas_tf32"]),
 }
 
-#: Part II: the relative-norm error against the FP64 product of one method
-#: ("kernel", "cublas", "cublas_tf32") for one input distribution
-#: ("uniform", "wide"), as the key fp64_<method>_<distribution>.
+#: Part II: the error against the FP64 product of one method ("kernel",
+#: "cublas", "cublas_tf32") for one input distribution ("uniform", "wide"):
+#: fp64_<method>_<distribution> is the relative-norm error,
+#: fp64max_<method>_<distribution> the worst element's relative error, and
+#: fp64tol_<method>_<distribution> the tolerance that method's check held it
+#: to (FP32's for cuBLAS SGEMM, TF32's for a TF32 method).
+FP64_FIELDS = {"fp64": "rel_norm_err", "fp64max": "max_rel_err", "fp64tol": "tolerance"}
 FP64_ERROR_KEYS = {
-    f"fp64_{method}_{distribution}": (
-        lambda e, m=method, d=distribution: format_error(e["fp64_error"][d][m]["rel_norm_err"]))
+    f"{prefix}_{method}_{distribution}": (
+        lambda e, m=method, d=distribution, f=field: format_error(e["fp64_error"][d][m][f]))
+    for prefix, field in FP64_FIELDS.items()
     for method in ("kernel", "cublas", "cublas_tf32") for distribution in ("uniform", "wide")
 }
 

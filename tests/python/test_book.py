@@ -32,8 +32,8 @@ from ladder_tools.results import (RESULTS_DIR_VARIABLE, ChapterResult, ResultsEr
                                   chapter_slugs, check_chapter_result, gpu_folders,
                                   fastest_cublas_gflops, load_chapter_result, load_chapter_results,
                                   median_cublas_gflops, results_root, staleness)
-from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, NOT_MEASURED,  # noqa: E402
-                                 parse_value_request, resolve_value)
+from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, FP64_ERROR_KEYS,  # noqa: E402
+                                 NOT_MEASURED, parse_value_request, resolve_value)
 import fixture_site  # noqa: E402
 
 
@@ -452,6 +452,23 @@ def test_the_appendix_lists_every_key():
     appendix = (DOCS / "appendix.md").read_text(encoding="utf-8")
     for key in [*CHAPTER_KEYS, *BASELINE_KEYS]:
         assert f"`{key}`" in appendix or f"baseline:{key}`" in appendix, key
+
+
+def test_fp64_keys_read_their_own_fields():
+    """fp64_, fp64max_ and fp64tol_ read the norm-wise error, the worst
+    element and the tolerance of the named method and inputs, not another's."""
+    def check(norm, worst, tolerance):
+        return {"rel_norm_err": norm, "max_rel_err": worst, "tolerance": tolerance}
+    entry = {"fp64_error": {
+        "uniform": {"kernel": check(1e-6, 2e-6, 3e-6), "cublas": check(4e-6, 5e-6, 6e-6),
+                    "cublas_tf32": check(7e-6, 8e-6, 9e-6)},
+        "wide": {"kernel": check(1e-5, 2e-5, 3e-5), "cublas": check(4e-5, 5e-5, 6e-5),
+                 "cublas_tf32": check(7e-5, 8e-5, 9e-5)}}}
+    for distribution, scale in (("uniform", 1e-6), ("wide", 1e-5)):
+        for method, first in (("kernel", 1), ("cublas", 4), ("cublas_tf32", 7)):
+            for offset, prefix in enumerate(("fp64", "fp64max", "fp64tol")):
+                key = f"{prefix}_{method}_{distribution}"
+                assert FP64_ERROR_KEYS[key](entry) == format_error((first + offset) * scale), key
 
 
 def test_formatting():
