@@ -8,7 +8,7 @@
    installs docs/requirements.txt into it; installs again only when that
    file has changed since (a stamp in the environment records its hash).
    With --python, that interpreter is used instead and nothing is installed.
-2. Runs Doxygen over chapters/*/kernel.cu and code/include/ladder/*.hpp,
+2. Runs Doxygen over chapters/*/kernel.cuh and code/include/ladder/*.hpp,
    *.cuh: XML into <build-dir>/book/doxygen/xml, warnings into
    <build-dir>/book/doxygen-warnings.log (printed when there are any).
 3. Runs sphinx-build from scratch with warnings as errors and every
