@@ -77,6 +77,21 @@ def mix_rows(counts: dict) -> list[tuple[str, int]]:
     return rows
 
 
+def per_k_tile_sum(loop: dict) -> str:
+    """How the per-K-tile column adds up, from the loop's own counts: its
+    inner loops' instructions times the trips, plus the rest of the body
+    once ("" when the table has no such column)."""
+    per_k_tile = loop.get("per_k_tile")
+    if not per_k_tile:
+        return ""
+    trips = per_k_tile["inner_trips"]
+    inner = sum(part["instructions"] for part in loop["inner_loops"])
+    rest = loop["instructions"] - inner
+    return (f", of {inner} instructions, which the per-K-tile column counts {trips} times "
+            f"and the rest of the body once: {trips} \u00b7 {inner} + {rest} = "
+            f"{per_k_tile['instructions']}")
+
+
 def mix_table(loop: dict) -> tuple[list[str], list[list[str]]]:
     """Header and rows: count and share of the K-loop's body as laid out, and,
     when sass_mix counted it, per K-tile with the inner loop's trips."""

@@ -128,7 +128,7 @@ from ladder_tools.formatting import DASH, format_gflops, format_size
 from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
 from ladder_tools.kernels import (KERNEL_PREFIX, folded_name, pick_kernel, select_kernels,
                                   short_name, variant_kernels)
-from ladder_tools.mix import kernel_mix, mix_table
+from ladder_tools.mix import kernel_mix, mix_table, per_k_tile_sum
 from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, ncu_path, ncu_row,
                               parse_model)
 from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
@@ -313,8 +313,8 @@ class SassDirective(_AnalysisDirective):
         inner = len(loop["inner_loops"])
         where = (f"The K-loop of `{name}` in {slug}, {kernel['arch']} SASS: static counts, "
                  "each instruction of the body once")
-        where += (f"; it holds {inner} inner loop{'s' if inner > 1 else ''}." if inner
-                  else ".")
+        where += (f"; it holds {inner} inner loop{'s' if inner > 1 else ''}" if inner else "")
+        where += per_k_tile_sum(loop) + "."
         return [table([header], rows, classes=["ladder-table", "ladder-sass"]),
                 provenance_paragraph(self.env, where)]
 

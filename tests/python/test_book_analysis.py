@@ -275,6 +275,16 @@ def test_mix_table_has_a_per_tile_column_when_counted():
     assert rows[1] == ["FFMA", "64", "64.0%", "128", "64.0%"]
 
 
+def test_per_k_tile_sum_adds_up_from_the_loops_own_counts():
+    assert mix.per_k_tile_sum(LOOP) == ""
+    loop = copy.deepcopy(LOOP)
+    loop["inner_loops"] = [{"instructions": 30}, {"instructions": 10}]
+    loop["per_k_tile"] = {"inner_trips": 4, "instructions": 4 * 40 + 60}
+    assert mix.per_k_tile_sum(loop) == (
+        ", of 40 instructions, which the per-K-tile column counts 4 times and the rest of "
+        "the body once: 4 \u00b7 40 + 60 = 220")
+
+
 def test_pick_kernel_wants_exactly_one(tmp_path):
     results = [{"name": "ch09::sgemm_a<1>(int)"}, {"name": "ch09::sgemm_a<2>(int)"},
                {"name": "ladder::fill_uniform(float*)"}]
