@@ -55,6 +55,14 @@ CHECKS = {
     "emulation-ch04": (["emulation_test_ch04"], ["{build}/bin/emulation_test_ch04", "--gtest_brief=1"]),
     "emulation-ch12": (["emulation_test_ch12"], ["{build}/bin/emulation_test_ch12", "--gtest_brief=1"]),
     "emulation-ch13": (["emulation_test_ch13"], ["{build}/bin/emulation_test_ch13", "--gtest_brief=1"]),
+    "emulation-ch15-split": (["emulation_test_ch15"], ["{build}/bin/emulation_test_ch15",
+                                                      "--gtest_brief=1",
+                                                      "--gtest_filter=*SplitKeeps*"]),
+    "fragments": (["fragment_tests"], ["{build}/bin/fragment_tests", "--gtest_brief=1"]),
+    "values": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                    "tests/python/test_book.py", "-k", "fp64_keys"]),
+    "mix": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                 "tests/python/test_book_analysis.py", "-k", "per_k_tile"]),
     "ch04-build": (["ch04_smem_tiling"], ["true"]),
     "ch12-build": (["ch12_final"], ["true"]),
 }
@@ -180,6 +188,27 @@ MUTATIONS = [
              'return config["result"]["status"] == "correct" and "gflops" in config["result"]',
              'return config["result"]["status"] == "correct"', ["sweep"],
              "a correct but untimed configuration may win"),
+    # Part II: the fragments, the split and the swizzle, and the book's
+    # numbers and captions built from them.
+    Mutation("ch14-a-fragment-column", "chapters/14-tf32/kernel.cuh",
+             "return lane % 4 + 4 * (r / 2); }", "return lane % 4 + 4 * (r % 2); }",
+             ["fragments"], "chapter 14's A fragment takes the wrong column for registers 1 and 2"),
+    Mutation("ch15-split-not-held", "chapters/14-tf32/kernel.cuh",
+             "const uint32_t big = to_tf32(finite ? held : x);",
+             "const uint32_t big = to_tf32(x);", ["emulation-ch15-split"],
+             "chapter 15's split rounds the largest floats up to infinity"),
+    Mutation("ch16-swizzle-dropped", "chapters/16-wgmma/tiling.cuh",
+             "((column / 4) ^ (k % 8)) * 4", "(column / 4) * 4", ["index"],
+             "chapter 16 reads B's tile as if the copy engine did not swizzle it"),
+    Mutation("ch16-nan-reads-as-infinity", "chapters/16-wgmma/tiling.cuh",
+             "(std::isnan(x) ? quiet : 0.0f)", "0.0f", ["index"],
+             "chapter 16's split gives a NaN no small part, so it reaches C as an infinity"),
+    Mutation("fp64max-reads-the-norm", "code/ladder_tools/values.py",
+             '"fp64max": "max_rel_err"', '"fp64max": "rel_norm_err"', ["values"],
+             "the page's worst-element error quotes the norm-wise one"),
+    Mutation("sass-per-tile-sum-wrong", "code/ladder_tools/mix.py",
+             'rest = loop["instructions"] - inner', 'rest = loop["instructions"]', ["mix"],
+             "the SASS caption's per-K-tile sum counts the inner loop twice"),
 ]
 
 
@@ -204,6 +233,11 @@ def expand(cmd: list[str], build: Path, python: str) -> list[str]:
     return [c.format(build=build, python=python) for c in cmd]
 
 
+#: How long one check may run before it counts as hung: unmutated, none takes
+#: more than about a minute on 2 cores.
+CHECK_TIMEOUT_S = 300
+
+
 def run_checks(names: list[str], repo: Path, build: Path, python: str, env: dict) -> tuple[bool, str]:
     """(all passed, what failed). A build that fails counts as a failure."""
     targets = sorted({t for n in names for t in CHECKS[n][0]})
@@ -213,8 +247,13 @@ def run_checks(names: list[str], repo: Path, build: Path, python: str, env: dict
         if done.returncode != 0:
             return False, "does not build"
     for n in names:
-        done = subprocess.run(expand(CHECKS[n][1], build, python), cwd=repo, capture_output=True,
-                              text=True, timeout=1800, env=env)
+        try:
+            done = subprocess.run(expand(CHECKS[n][1], build, python), cwd=repo,
+                                  capture_output=True, text=True, timeout=CHECK_TIMEOUT_S, env=env)
+        except subprocess.TimeoutExpired:
+            # A mutation that makes a test hang (a wait that is never
+            # released) fails it, as CTest's timeout would.
+            return False, f"{n} (hung)"
         if done.returncode != 0:
             return False, n
     return True, ""
