@@ -9,7 +9,7 @@ rebuilds only the targets the mutation touches, runs the CPU tests named for
 it, and restores the file. A mutation is *caught* when one of those commands
 fails (or the mutated code does not build) and *missed* when all pass.
 
-    python3 tests/mutation/run.py                  # every mutation (about 20 minutes on 2 cores)
+    python3 tests/mutation/run.py                  # every mutation (about 10 minutes on 2 cores)
     python3 tests/mutation/run.py --only sweep-rank-flipped ncu-thousands
     python3 tests/mutation/run.py --list
 
