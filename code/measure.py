@@ -64,6 +64,9 @@ TRANSPOSE_SOURCE = "chapters/10-padding/exercise/transpose.cu"
 # The name --chapters takes for chapter 10's transpose exercise.
 TRANSPOSE = "transpose"
 BASELINE_SOURCE = "code/tools/baseline.cu"
+# The fuzzer's own files (each fuzz program is also built from its chapter's
+# kernel header, which the chapters' inputs hold).
+FUZZ_SOURCES = ["code/include/ladder/fuzz.cuh", "tests/gpu/fuzz.cu", "tests/gpu/CMakeLists.txt"]
 
 
 def say(message: str) -> None:
@@ -80,7 +83,7 @@ def shown(path: Path) -> str:
 def build(build_dir: Path) -> None:
     say(f"configuring and building Release in {shown(build_dir)}")
     configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=Release"]
+                 "-DCMAKE_BUILD_TYPE=Release", "-DLADDER_FUZZ_ALL=ON"]
     for cmd in (configure, ["cmake", "--build", str(build_dir), "--parallel"]):
         done = run(cmd)
         if done.returncode != 0:
@@ -155,9 +158,19 @@ def merge_write(path: Path, common: dict, key: str, entries: dict, sources: dict
 def gpu_tests(build_dir: Path) -> dict:
     say("running the GPU tests (ctest -L gpu)")
     junit = build_dir / "gpu-tests.xml"
+    fuzz_dir = build_dir / "fuzz"
+    for old in fuzz_dir.glob("*.json"):  # each fuzz test writes its own anew
+        old.unlink()
     done = run(["ctest", "--test-dir", str(build_dir), "-L", "gpu", "--output-on-failure",
                 "-j", "4", "--output-junit", str(junit)])
-    return ctest_summary(done.returncode, done.stdout)
+    summary = ctest_summary(done.returncode, done.stdout)
+    # The differential fuzzer's runs (tests/gpu): per chapter, its seeds and
+    # how many problems it tried and failed.
+    summary["fuzz"] = {path.stem: json.loads(path.read_text())
+                       for path in sorted(fuzz_dir.glob("*.json"))}
+    tried = sum(f["problems"] for f in summary["fuzz"].values())
+    say(f"the fuzzer tried {tried} problems over {len(summary['fuzz'])} chapters")
+    return summary
 
 
 def ctest_summary(returncode: int, stdout: str) -> dict:
@@ -488,6 +501,7 @@ def main() -> int:
     every_main_file = [f"chapters/{c}/kernel.cu" for c in chapter_folders()]
     for source in sorted({*every_main_file, TRANSPOSE_SOURCE}):
         tested.update(inputs_of(source))
+    tested.update(provenance.hash_files(FUZZ_SOURCES))
     write_json(target / "gpu-tests.json", {**common, **tests, "inputs": dict(sorted(tested.items()))})
     if sanitizer:
         merge_write(target / "sanitizer.json", common, "chapters", sanitizer, sources)

@@ -343,10 +343,16 @@ __device__ void copy_tiles_async(float* As, float* Bs, const ladder::Gemm& g, in
 }
 // [end]
 
+/// A NaN's quiet bit, the highest of FP32's mantissa; the tensor cores keep it.
+constexpr uint32_t kQuietBit = 0x00400000u;
+
 // [tf32]
 /// x rounded to TF32, to nearest with ties away from zero: FP32's sign and
 /// 8-bit exponent with 10 of its 23 mantissa bits, the low 13 bits zero.
 /// The result is an FP32 bit pattern, what mma.sync's .tf32 operands take.
+/// A NaN stays a NaN: one whose payload lies only in the low 13 bits (0x7f800001,
+/// say) would read as an infinity once they are dropped, so its quiet bit,
+/// bit 22, is set.
 __device__ uint32_t to_tf32(float x) {
   uint32_t bits;
 #if defined(__CUDA_ARCH__)
@@ -355,6 +361,7 @@ __device__ uint32_t to_tf32(float x) {
   bits = __float_as_uint(x);  // add half of bit 13's unit, drop the 13 bits
   if (isfinite(x)) bits = (bits + 0x1000u) & 0xffffe000u;
 #endif
+  if (isnan(x)) bits |= kQuietBit;
   return bits;
 }
 // [end]
@@ -625,6 +632,40 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     case Path::kGeneral:
       return launch_path<T, Path::kGeneral>(g, stream);
   }
+}
+// [end]
+
+// [fits]
+/// Exit code 2, after one line that says why, when the GPU a run asks for
+/// (--device, or 0) gives a block less shared memory than the variant it
+/// asks for (--variant, or the chapter's own) takes: an H100 gives 227 KiB,
+/// an RTX 30 or 40 (sm_86, sm_89) 99 KiB. 0 when it fits, when the run needs
+/// no GPU (--describe, --help), and when there is none (the runner says so).
+inline int refuse_if_too_big(const ladder::Chapter& chapter, int argc, char** argv) {
+  int device = 0;
+  std::string name = ladder::kDefaultVariant;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--describe" || arg == "--help") return 0;
+    if (arg == "--device" && i + 1 < argc) device = std::atoi(argv[i + 1]);
+    if (arg == "--variant" && i + 1 < argc) name = argv[i + 1];
+  }
+  int limit = 0;
+  if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+      cudaSuccess) {
+    cudaGetLastError();  // no GPU: the runner reports it
+    return 0;
+  }
+  for (const ladder::Variant& v : chapter.variants) {
+    if (v.name == name && v.kernel.dynamic_smem_bytes > limit) {
+      std::fprintf(stderr,
+                   "%s: variant %s takes %d bytes of shared memory a block; this GPU gives at "
+                   "most %d\n",
+                   chapter.slug.c_str(), name.c_str(), v.kernel.dynamic_smem_bytes, limit);
+      return 2;
+    }
+  }
+  return 0;
 }
 // [end]
 

@@ -9,4 +9,8 @@
 //   ./3xtf32 --sizes 1024 4096 1000x1000x1000
 #include "kernel.cuh"
 
-int main(int argc, char** argv) { return ladder::run_chapter(ch15::chapter(), argc, argv); }
+int main(int argc, char** argv) {
+  // A GPU that gives a block too little shared memory is refused in one line.
+  if (const int refused = ch14::refuse_if_too_big(ch15::chapter(), argc, argv)) return refused;
+  return ladder::run_chapter(ch15::chapter(), argc, argv);
+}

@@ -314,7 +314,7 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
       float f[4];
       load_bt_fragment(f, Bs, step, n0, t);
 #pragma unroll
-      for (int r = 0; r < 4; ++r) b[step][r] = __float_as_uint(f[r]);
+      for (int r = 0; r < 4; ++r) b[step][r] = truncated_operand(f[r]);
     }
     fence_accumulators(d);
     wgmma_fence();
@@ -382,6 +382,33 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
     }
     mbarrier_arrive(&empty[s]);
   }
+}
+// [end]
+
+// [restore-nans]
+/// Whether row m of A (K floats) holds a NaN.
+__device__ bool row_has_nan(const float* A, int m, int K) {
+  for (int k = 0; k < K; ++k)
+    if (isnan(A[static_cast<size_t>(m) * K + k])) return true;
+  return false;
+}
+
+/// TF32 only: wgmma reads A's tile straight from shared memory and drops the
+/// low 13 bits of each value, so a NaN of A whose payload lies only there
+/// reaches the sum as an infinity (B's NaNs are kept in registers, by
+/// truncated_operand()). Such a sum is infinite, or already NaN, never
+/// finite; so only an infinite sum needs a look: if its row of A holds a
+/// NaN, the sum is NaN. On finite inputs this costs one test per sum.
+template <class T>
+__device__ void restore_nans(float (&d)[T::BM / 2], const float* A, int M, int K, int tile_m,
+                             int lane) {
+#pragma unroll
+  for (int j = 0; j < T::BM / 8; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int m = tile_m + c_row(lane, j, r);
+      if (isinf(d[4 * j + r]) && m < M && row_has_nan(A, m, K)) d[4 * j + r] = NAN;
+    }
 }
 // [end]
 
@@ -501,8 +528,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_small,
-                const __grid_constant__ CUtensorMap map_big_finite, float* C, int M, int N, int K,
-                float alpha, float beta, float* partials, LastRound cut) {
+                const __grid_constant__ CUtensorMap map_big_finite, const float* A, float* C, int M,
+                int N, int K, float alpha, float beta, float* partials, LastRound cut) {
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
@@ -550,6 +577,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
     if constexpr (T::PRODUCTS == 1) {
       consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
+      restore_nans<T>(d, A, M, K, tile_m, lane);
     } else {
       consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
     }
@@ -629,11 +657,13 @@ inline CUtensorMap row_major_map(EncodeTiled encode, const float* base, int rows
 // [end]
 
 // [launch]
+/// Whether `p` lies on a 16-byte boundary.
+inline bool on_16_bytes(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 /// Whether TMA can copy the product's rows: each row of A and of B starts on
 /// a 16-byte boundary.
 inline bool tma_can_copy(const ladder::Gemm& g) {
-  const auto aligned16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return ch13::rows_on_16_bytes(g.N, g.K) && aligned16(g.A) && aligned16(g.B);
+  return ch13::rows_on_16_bytes(g.N, g.K) && on_16_bytes(g.A) && on_16_bytes(g.B);
 }
 
 /// The workspace the launchers want: room for aligned copies of the
@@ -719,7 +749,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   }
   float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
-  if (g.workspace_floats - parts < slices_floats<T>() || cut.tiles - cut.whole_tiles > kMaxCutTiles)
+  // A cut tile's slices add into C four floats at a time (add_slices()):
+  // C must start on a 16-byte boundary for that.
+  if (g.workspace_floats - parts < slices_floats<T>() ||
+      cut.tiles - cut.whole_tiles > kMaxCutTiles || !on_16_bytes(g.C))
     cut = uncut<T>(g.M, g.N, g.K);
   // The product as split_a()'s programmatic dependent: its blocks may start
   // as split_a()'s end, and wait inside for its parts (griddepcontrol.wait).
@@ -734,7 +767,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   config.attrs = &early;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
-                                g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
+                                g.A, g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
 }
 // [end]
 
@@ -761,7 +794,7 @@ inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
 /// whatever K; FP32's own sums gather error as K grows. Measured against an
 /// FP64 product, the truncated split's error is above 1.5 times SGEMM's at
 /// K = 256 and 512 and below it from 1024 on; the rounded split's stays
-/// below it everywhere, at two thirds of the speed.
+/// below it everywhere, but it is slower: it writes and copies a third part.
 constexpr int kRoundBelowK = 1024;
 
 /// 3xTF32 on the 64-row tile where its count (split_steps()) is the

@@ -226,4 +226,15 @@ __host__ __device__ inline void split_truncated(float x, float& small, float& bi
 }
 // [end]
 
+// [keep-nan]
+/// x's bits as an operand that wgmma truncates: x itself, but a NaN with its
+/// quiet bit (bit 22) set, so that dropping the low 13 bits cannot turn a NaN
+/// whose payload lies only there (0x7f800001, say) into an infinity.
+__host__ __device__ inline uint32_t truncated_operand(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return std::isnan(x) ? bits | 0x00400000u : bits;
+}
+// [end]
+
 }  // namespace ch16

@@ -158,6 +158,13 @@ def gpu_test_failures(gpu_tests: dict | None) -> list[str]:
     summary = gpu_tests.get("summary", "")
     if not re.match(r"100% tests passed\b", summary):
         problems.append(f"the GPU tests' summary is {summary!r}, not 100% passed")
+    # The differential fuzzer's runs, where the summary records them: each
+    # chapter's tried problems, and none failed.
+    for chapter, run in gpu_tests.get("fuzz", {}).items():
+        if not run.get("problems") or not run.get("seeds"):
+            problems.append(f"the fuzzer of {chapter} records no problems or no seeds")
+        if run.get("failed") != 0:
+            problems.append(f"the fuzzer of {chapter} records {run.get('failed')} failed problems")
     return problems
 
 

@@ -155,6 +155,50 @@ inline void check(const ladder::Variant& variant, Size size, Call call, uint32_t
       << "the kernel changed A or B";
 }
 
+/// Runs `variant` on `size` with two NaNs whose payloads lie only in the low
+/// 13 bits, which TF32 drops: 0x7f800001 in A's row `row` and 0xff801fff in
+/// B's column `col`. Every element of C's row `row` and column `col` must
+/// be NaN, as FP32 arithmetic makes it, and every other element finite. A
+/// kernel that lets the tensor cores read such a NaN as it is reads an
+/// infinity, and gives Inf where NaN belongs.
+inline void check_nan_payloads(const ladder::Variant& variant, Size size) {
+  const int M = size.M, N = size.N, K = size.K, row = M / 3, col = N / 2;
+  SCOPED_TRACE("variant " + variant.name + ", NaNs with low payloads");
+  ASSERT_EQ(variant.accepts(M, N, K), "");
+  std::mt19937 rng(34);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  Guarded A(size_t(M) * K, false), B(size_t(K) * N, false), C(size_t(M) * N, false);
+  for (size_t i = 0; i < A.size(); ++i) A.data()[i] = uniform(rng);
+  for (size_t i = 0; i < B.size(); ++i) B.data()[i] = uniform(rng);
+  for (size_t i = 0; i < C.size(); ++i) C.data()[i] = uniform(rng);
+  const auto nan_of = [](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  A.data()[size_t(row) * K + K / 2] = nan_of(0x7f800001u);
+  B.data()[size_t(K / 3) * N + col] = nan_of(0xff801fffu);
+  const long long workspace = ladder::workspace_floats(variant, M, N, K);
+  Guarded W(size_t(workspace), false);
+  const ladder::Gemm g{M, N, K, 0.75f, A.data(), B.data(), 0.5f, C.data(), W.data(), workspace};
+  ASSERT_NO_THROW(variant.launch(g, nullptr));
+  int wrong = 0;
+  std::string first;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const float c = C.data()[size_t(m) * N + n];
+      const bool want_nan = m == row || n == col;
+      if (want_nan ? std::isnan(c) : std::isfinite(c)) continue;
+      if (wrong++ == 0) {
+        std::ostringstream s;
+        s << "C(" << m << ", " << n << ") = " << c
+          << (want_nan ? ", expected NaN" : ", expected finite");
+        first = s.str();
+      }
+    }
+  EXPECT_EQ(wrong, 0) << "first: " << first;
+}
+
 /// Every variant of `chapter`, at every size, with every call of `calls`.
 /// Returns the number of products run (the caller checks it is what it expects).
 inline int check_chapter(const ladder::Chapter& chapter, const std::vector<Size>& sizes,

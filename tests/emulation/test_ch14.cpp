@@ -38,3 +38,9 @@ TEST(Emulated, Ch14Tf32) {
   const emulated::Call misaligned{0.75f, 0.5f, /*misaligned=*/true};
   emulated::check_chapter(chapter, {{128, 128, 32}}, {misaligned});
 }
+
+TEST(Emulated, Ch14NanPayloadsStayNaN) {
+  // The exact path: one block tile, one step of K.
+  for (const ladder::Variant& variant : ch14::chapter().variants)
+    emulated::check_nan_payloads(variant, {128, 128, 32});
+}

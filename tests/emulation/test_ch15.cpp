@@ -61,3 +61,9 @@ TEST(Emulated, Ch15SplitKeepsEveryFiniteValueFinite) {
     EXPECT_LE(error, units * unit) << x;
   }
 }
+
+TEST(Emulated, Ch15NanPayloadsStayNaN) {
+  // The exact path: one block tile, one step of K.
+  for (const ladder::Variant& variant : ch15::chapter().variants)
+    emulated::check_nan_payloads(variant, {128, 128, 32});
+}

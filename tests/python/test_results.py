@@ -199,6 +199,17 @@ def test_failed_gpu_tests_fail(edited):
     assert "GPU tests failed: 9 - gpu.10-padding (Failed)" in found
 
 
+def test_a_fuzz_run_with_a_failure_or_no_problems_fails(edited):
+    def fuzzed(t):
+        t["fuzz"] = {"14-tf32": {"seeds": ["1"], "problems": 48, "failed": 0},
+                     "16-wgmma": {"seeds": ["1"], "problems": 96, "failed": 2},
+                     "01-naive": {"seeds": [], "problems": 0, "failed": 0}}
+    edit_json(edited / "gpu-tests.json", fuzzed)
+    assert sorted(problems(edited, "gpu-tests")) == [
+        "the fuzzer of 01-naive records no problems or no seeds",
+        "the fuzzer of 16-wgmma records 2 failed problems"]
+
+
 def test_a_missing_gpu_test_summary_fails(edited):
     (edited / "gpu-tests.json").unlink()
     assert problems(edited, "gpu-tests") == ["no GPU test summary (gpu-tests.json)"]
