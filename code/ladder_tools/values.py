@@ -10,12 +10,16 @@ to the formatted text, and to the result it came from (to mark it stale).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from ladder_tools.formatting import (format_error, format_gflops, format_ms, format_percent,
-                                     parse_size)
+from ladder_tools import provenance
+
+from ladder_tools.formatting import (format_count, format_error, format_gflops, format_ms,
+                                     format_percent, parse_size)
 from ladder_tools.results import (REFERENCE_GPU, ChapterResult, ResultsError,
                                   gpu_chapter_results, load_baseline, load_chapter_result,
                                   median_cublas_gflops)
@@ -107,6 +111,11 @@ FLOOR_KEYS = {
 }
 
 
+#: The differential fuzzer's run of one chapter, as the GPU tests' summary
+#: (gpu-tests.json) records it: how many problems it tried and how many failed.
+FUZZ_KEYS = ("problems", "failed")
+
+
 @dataclass(frozen=True)
 class ValueRequest:
     """A parsed {ladder} reference.
@@ -123,7 +132,8 @@ class ValueRequest:
 
 
 def parse_value_request(text: str) -> ValueRequest:
-    """Parse '[gpu/]slug:size:key', '[gpu/]baseline:field' or '[gpu/]cublas:size'."""
+    """Parse '[gpu/]slug:size:key', '[gpu/]baseline:field', '[gpu/]cublas:size' or
+    '[gpu/]fuzz:slug:problems|failed'."""
     gpu, _, rest = text.strip().rpartition("/")
     gpu = gpu or REFERENCE_GPU
     parts = rest.split(":")
@@ -136,6 +146,10 @@ def parse_value_request(text: str) -> ValueRequest:
         if parts[2] not in FLOOR_KEYS:
             raise ResultsError(f"unknown floor {parts[2]!r}; known: {', '.join(FLOOR_KEYS)}")
         return ValueRequest(gpu, "floor", size=parse_size(parts[1]), key=parts[2])
+    if parts[0] == "fuzz" and len(parts) == 3:
+        if parts[2] not in FUZZ_KEYS:
+            raise ResultsError(f"unknown fuzz field {parts[2]!r}; known: {', '.join(FUZZ_KEYS)}")
+        return ValueRequest(gpu, "fuzz", slug=parts[1], key=parts[2])
     if parts[0] == "cublas" and len(parts) == 2:
         return ValueRequest(gpu, "cublas", size=parse_size(parts[1]))
     if len(parts) != 3 or not re.fullmatch(r"\d\d-[a-z0-9-]+", parts[0]):
@@ -156,10 +170,15 @@ class Value:
 
     text: str
     source: ChapterResult | None = None
+    #: Why a value that comes from no chapter result (the fuzzer's counts)
+    #: is stale, or None.
+    why_stale: str | None = None
+    #: The file such a value comes from.
+    path: Path | None = None
 
     @property
     def stale(self) -> str | None:
-        return self.source.stale if self.source else None
+        return self.source.stale if self.source else self.why_stale
 
 
 def resolve_value(
@@ -182,6 +201,14 @@ def resolve_value(
         except (TypeError, KeyError):
             return Value(NOT_MEASURED)
         return Value(f"{format_ms(ms)} ms")
+    if request.kind == "fuzz":
+        path = Path(root) / request.gpu / "gpu-tests.json"
+        tests = json.loads(path.read_text()) if path.is_file() else {}
+        run = tests.get("fuzz", {}).get(request.slug)
+        if run is None:
+            return Value(NOT_MEASURED)
+        return Value(format_count(run[request.key]),
+                     why_stale=provenance.staleness(tests, Path(repo_root)), path=path)
     if request.kind == "cublas":
         rate = median_cublas_gflops(
             gpu_chapter_results(root, request.gpu, repo_root), request.size

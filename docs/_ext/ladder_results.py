@@ -438,7 +438,9 @@ class LadderRole(LadderMixin, SphinxRole):
         elif request.kind == "baseline":
             self.track(results.baseline_path(self.results_root, request.gpu))
         text, classes = value.text, ["ladder-value"]
-        if value.stale:
+        if value.stale and value.source is None:
+            self.record_stale(request.gpu, "GPU tests", value.path, value.stale)
+        elif value.stale:
             self.note_stale(value.source)
             text += " (stale)"
             classes.append("ladder-stale")

@@ -665,3 +665,21 @@ TEST(Chapter16Split, ANaNKeepsANaNThatSurvivesTruncation) {
     EXPECT_EQ(big, 0.0f) << std::hex << nan_bits;
   }
 }
+
+// Bᵀ's fragments reach wgmma through truncated_operand(): a NaN must stay a
+// NaN once wgmma drops the low 13 bits, and every other value pass as it is.
+TEST(Chapter16Split, TruncatedOperandKeepsNaNsAndNothingElseChanges) {
+  for (uint32_t nan_bits : {0x7fc00000u, 0x7f800001u, 0xff801fffu, 0x7fbfffffu}) {
+    float x;
+    std::memcpy(&x, &nan_bits, sizeof x);
+    const uint32_t read_bits = ch16::truncated_operand(x) & 0xffffe000u;  // what wgmma reads
+    float read;
+    std::memcpy(&read, &read_bits, sizeof read);
+    EXPECT_TRUE(std::isnan(read)) << std::hex << nan_bits;
+  }
+  for (float x : {0.0f, -1.5f, 3.0e38f, INFINITY, -INFINITY, 1.0e-40f}) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    EXPECT_EQ(ch16::truncated_operand(x), bits) << x;
+  }
+}

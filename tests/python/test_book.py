@@ -426,6 +426,27 @@ def test_values_are_formatted_with_units(tree):
     assert value("01-test:4096:gflops").stale is not None
 
 
+def test_the_fuzzers_counts_come_from_the_gpu_tests_and_go_stale_with_them(tree):
+    repo, results, kernel = tree
+    tests = {"inputs": {"chapters/01-test/kernel.cu": sha256_text(kernel.read_text())},
+             "fuzz": {"01-test": {"seeds": ["1"], "problems": 21600, "failed": 0}}}
+    (results / "h100").mkdir()
+    (results / "h100" / "gpu-tests.json").write_text(json.dumps(tests))
+
+    def value(spec):
+        return resolve_value(parse_value_request(spec), results, repo)
+
+    assert value("h100/fuzz:01-test:problems").text == "21,600"
+    assert value("h100/fuzz:01-test:failed").text == "0"
+    assert value("h100/fuzz:01-test:problems").stale is None
+    assert value("fuzz:01-test:problems").text == NOT_MEASURED  # no such file on the h200
+    assert value("h100/fuzz:02-other:problems").text == NOT_MEASURED
+    with pytest.raises(ResultsError):
+        parse_value_request("fuzz:01-test:seeds")
+    kernel.write_text("changed\n")
+    assert value("h100/fuzz:01-test:problems").stale is not None
+
+
 def test_the_theoretical_fma_peak_is_derived_from_the_baselines_provenance(tree):
     repo, results, _ = tree
     path = results / "h200" / "baseline.json"
