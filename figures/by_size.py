@@ -68,18 +68,28 @@ def _plot_sizes(axes, sizes: list[int], values: list[float], colour: str, label:
                   markeredgewidth=1.5, color=colour)
 
 
+#: What a plot measures a kernel against: cuBLAS SGEMM, or cuBLAS on TF32
+#: (for the kernels that multiply TF32 inputs): the results' keys, and the
+#: words the plot uses.
+REFERENCES = {
+    "sgemm": (("gflops", "cublas_gflops", "pct_cublas"), "cuBLAS"),
+    "tf32": (("gflops", "cublas_tf32_gflops", "pct_cublas_tf32"), "cuBLAS on TF32"),
+}
+
+
 def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series],
-                   mode: str):
+                   mode: str, reference: str = "sgemm"):
     """The matplotlib figure of draw_by_size (for the tests, which measure
     it); the caller closes it."""
     theme = THEMES[mode]
+    name = REFERENCES[reference][1]
     figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
     all_sizes = sorted({size for series in gflops for size in series.sizes})
     apart = [size for size in all_sizes if not on_series(size)]
     for index, (kernel, library, share) in enumerate(zip(gflops, cublas, pct)):
         colour = GPU_COLOURS[index % len(GPU_COLOURS)]
         _plot_sizes(left, kernel.sizes, kernel.values, colour, kernel.label, marker="o")
-        _plot_sizes(left, library.sizes, library.values, colour, f"cuBLAS, {library.label}",
+        _plot_sizes(left, library.sizes, library.values, colour, f"{name}, {library.label}",
                     linestyle="--")
         _plot_sizes(right, share.sizes, share.values, colour, share.label, marker="o")
     if apart:
@@ -93,7 +103,7 @@ def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series]
     left.set_ylabel("GFLOP/s")
     left.yaxis.set_major_formatter(thousands)
     left.set_ylim(bottom=0)
-    right.set_ylabel("% of cuBLAS")
+    right.set_ylabel(f"% of {name}")
     right.set_ylim(0, max(105.0, *(max(s.values) * 1.05 for s in pct)))
     # Both legends sit below their plot, clear of the lines.
     for axes in (left, right):
@@ -103,12 +113,13 @@ def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series]
 
 
 def draw_by_size(gflops: list[Series], cublas: list[Series], pct: list[Series],
-                 mode: str) -> bytes:
+                 mode: str, reference: str = "sgemm") -> bytes:
     """GFLOP/s (with each GPU's cuBLAS dashed) and % of cuBLAS, by size; the
     sizes that are not a multiple of SERIES_STEP as open markers off the
-    line."""
+    line. `reference` names the cuBLAS they are measured against
+    (REFERENCES)."""
     with plt.rc_context(RC):
-        return svg(by_size_figure(gflops, cublas, pct, mode))
+        return svg(by_size_figure(gflops, cublas, pct, mode, reference))
 
 
 def square_series(result: ChapterResult, key: str) -> Series:
@@ -122,12 +133,11 @@ def square_series(result: ChapterResult, key: str) -> Series:
                   [e[key] for e in squares])
 
 
-def by_size_series(results: list[ChapterResult]) -> tuple[list[Series], list[Series],
-                                                          list[Series]]:
+def by_size_series(results: list[ChapterResult], reference: str = "sgemm"
+                   ) -> tuple[list[Series], list[Series], list[Series]]:
     """The GFLOP/s, cuBLAS GFLOP/s and % of cuBLAS series of every result
-    that has a timed square size."""
+    that has a timed square size, against the cuBLAS `reference` names."""
     shown = [r for r in results if square_series(r, "gflops").sizes]
-    return tuple([square_series(r, key) for r in shown]
-                 for key in ("gflops", "cublas_gflops", "pct_cublas"))
+    return tuple([square_series(r, key) for r in shown] for key in REFERENCES[reference][0])
 
 

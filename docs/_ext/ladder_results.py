@@ -176,7 +176,9 @@ class ResultsDirective(_ChapterDirective):
         output: list[nodes.Node] = []
         for result in found:
             block = nodes.container(classes=["ladder-results"])
-            block += nodes.rubric(result.provenance["gpu"], result.provenance["gpu"])
+            # Named by the variant, as a page may stack several variants' tables.
+            heading = f"{result.title} · {result.provenance['gpu']}"
+            block += nodes.rubric(heading, heading)
             if result.stale:
                 block += stale_result_box(self.env, result)
             tf32 = _has_tf32(result.data["sizes"])
@@ -196,23 +198,28 @@ class ResultsDirective(_ChapterDirective):
 
 
 class PlotDirective(_ChapterDirective):
-    """``{ladder-plot} <slug>``: GFLOP/s and % of cuBLAS by size, per GPU."""
+    """``{ladder-plot} <slug>``: GFLOP/s and % of cuBLAS by size, per GPU;
+    ``:reference: tf32`` measures a TF32 kernel against cuBLAS on TF32."""
+
+    option_spec = {"reference": lambda text: directives.choice(text, list(by_size.REFERENCES))}
 
     def run(self) -> list[nodes.Node]:
         shown = [r for r in self.load() if by_size.square_series(r, "gflops").sizes]
         if not shown:
             return [_not_measured(self.env, self.arguments[0])]
-        gflops, cublas, pct = by_size.by_size_series(shown)
+        reference = self.options.get("reference", "sgemm")
+        name = by_size.REFERENCES[reference][1]
+        gflops, cublas, pct = by_size.by_size_series(shown, reference)
         stale = [r.provenance["gpu"] for r in shown if r.stale]
-        caption = (f"{shown[0].title}: GFLOP/s (left; cuBLAS dashed) and % of "
-                   "cuBLAS (right) at each square size.")
+        caption = (f"{shown[0].title}: GFLOP/s (left; {name} dashed) and % of "
+                   f"{name} (right) at each square size.")
         if any(not by_size.on_series(size) for series in gflops for size in series.sizes):
             caption += (f" Sizes that are not a multiple of {by_size.SERIES_STEP} are open "
                         "markers, off the line.")
         if stale:
             caption += f" Stale: {', '.join(stale)}."
         return [figure(
-            lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode),
+            lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode, reference),
             alt=f"GFLOP/s and percent of cuBLAS by matrix size for {self.arguments[0]}",
             caption=caption,
         )]

@@ -40,6 +40,7 @@ from figures import by_size, mix, style, sweep  # noqa: E402
 from ladder_tools.binaries import chapter_binaries  # noqa: E402
 from ladder_tools.kernels import select_kernels  # noqa: E402
 from ladder_tools.mix import kernel_mix, mix_categories  # noqa: E402
+from ladder_tools.results import ChapterResult  # noqa: E402
 
 MODES = ("light", "dark")
 RESULT_FOLDERS = [ROOT / "results", ROOT / "tests" / "fixtures" / "results"]
@@ -188,6 +189,26 @@ def test_by_size_figure_is_legible(name, result, mode):
         problems += legend_problems(figure, renderer)
         problems += ink_problems(figure, mode)
         assert not problems, f"{name}, {mode}:\n" + "\n".join(problems)
+    finally:
+        plt.close(figure)
+
+
+def test_a_tf32_plot_measures_against_cublas_on_tf32():
+    """With the reference "tf32", the series are the TF32 keys and the axis
+    and the dashed line say cuBLAS on TF32."""
+    result = {"provenance": {"gpu": "GPU"}, "sizes": [
+        {"M": m, "N": m, "K": m, "gflops": 2.0 * m, "cublas_gflops": 1.0 * m,
+         "pct_cublas": 200.0, "cublas_tf32_gflops": 4.0 * m, "pct_cublas_tf32": 50.0,
+         "time_ms": {"median": 1.0}, "cublas_time_ms": {"median": 1.0}}
+        for m in (1024, 2048)]}
+    chapter = ChapterResult("gpu", Path("x.json"), result, None)
+    gflops, cublas, pct = by_size.by_size_series([chapter], "tf32")
+    assert cublas[0].values == [4096.0, 8192.0] and pct[0].values == [50.0, 50.0]
+    figure, _ = drawn(lambda: by_size.by_size_figure(gflops, cublas, pct, "light", "tf32"))
+    try:
+        left, right = figure.axes[:2]
+        assert right.get_ylabel() == "% of cuBLAS on TF32"
+        assert any(line.get_label() == "cuBLAS on TF32, GPU" for line in left.get_lines())
     finally:
         plt.close(figure)
 
