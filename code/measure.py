@@ -240,8 +240,10 @@ def distinct(sizes: list[str]) -> list[str]:
     return kept
 
 
-def benchmark(program: Program, out: Path, sizes: list[str]) -> dict:
-    sizes = distinct(sizes + extra_sizes(program))
+def benchmark(program: Program, out: Path, sizes: list[str], extras: bool = True) -> dict:
+    """Times `program` at `sizes` and, with `extras`, at the sizes its
+    chapter lists besides (extra_sizes(); --quick leaves them out)."""
+    sizes = distinct(sizes + (extra_sizes(program) if extras else []))
     say(f"benchmarking {program.name} at {' '.join(sizes)}")
     done = run([*program.command, "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
                 "--json", str(out)])
@@ -383,7 +385,8 @@ def main() -> int:
                         help="only these chapters (folder names, and 'transpose' for "
                              "chapter 10's exercise); default all")
     parser.add_argument("--quick", action="store_true",
-                        help="sizes 256..2048 only, no sanitizer and no ncu (a first look)")
+                        help="sizes 256..2048 only, none of a chapter's extra sizes, no "
+                             "sanitizer and no ncu (a first look)")
     parser.add_argument("--sizes", nargs="*", default=None,
                         help=f"square sizes to benchmark (default {' '.join(SIZES)})")
     parser.add_argument("--build-dir", default=str(ROOT / "build" / "measure"))
@@ -418,7 +421,7 @@ def main() -> int:
     status = {}
     for program in programs:
         status[program.name] = benchmark(program, staging / "chapters" / f"{program.name}.json",
-                                         sizes)
+                                         sizes, extras=not args.quick)
 
     transpose_json = staging / "transpose.json"
     if transpose:

@@ -182,3 +182,23 @@ def test_own_sizes_reach_the_chapter_and_the_variants_it_names():
     # A variant whose name only starts like a named one gets no own sizes.
     assert sizes("16-wgmma-3xtf32-narrow") == extra
     assert sizes("16-wgmma-square") == extra
+
+
+def test_a_quick_run_times_the_standard_sizes_alone(monkeypatch, tmp_path):
+    """--quick leaves out a chapter's extra and own sizes (16-wgmma lists
+    sizes up to 7936, which a first look does not need)."""
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    asked = []
+
+    class Done:
+        returncode, stdout, stderr = 0, "", ""
+
+    monkeypatch.setattr(measure, "run", lambda command, **_: asked.append(command) or Done())
+    program = measure.Program("16-wgmma", "16-wgmma", ("bin/16-wgmma",))
+    measure.benchmark(program, tmp_path / "out.json", ["256", "512"], extras=False)
+    measure.benchmark(program, tmp_path / "out.json", ["256", "512"])
+    quick, full = (c[c.index("--sizes") + 1:c.index("--budget-s")] for c in asked)
+    assert quick == ["256", "512"]
+    assert len(full) > len(quick) and full[:2] == quick
