@@ -361,7 +361,7 @@ def fake_measure(tmp_path, monkeypatch):
                      "failed": [], "skipped": []},
            "edit": lambda name, result: None, "clean": True}
 
-    def benchmark(program, out, sizes):
+    def benchmark(program, out, sizes, extras=True):
         committed = REFERENCE / "chapters" / f"{program.name}.json"
         if not committed.exists():  # not measured yet: another chapter's numbers
             committed = REFERENCE / "chapters" / f"{MEASURED[0]}.json"
