@@ -10,7 +10,6 @@ to the formatted text, and to the result it came from (to mark it stale).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from ladder_tools.formatting import (format_count, format_error, format_gflops, 
                                      format_percent, parse_size)
 from ladder_tools.results import (REFERENCE_GPU, ChapterResult, ResultsError,
                                   gpu_chapter_results, load_baseline, load_chapter_result,
-                                  median_cublas_gflops)
+                                  median_cublas_gflops, read_json)
 
 #: What an inline value says when nothing was measured.
 NOT_MEASURED = "(not measured)"
@@ -203,7 +202,7 @@ def resolve_value(
         return Value(f"{format_ms(ms)} ms")
     if request.kind == "fuzz":
         path = Path(root) / request.gpu / "gpu-tests.json"
-        tests = json.loads(path.read_text()) if path.is_file() else {}
+        tests = read_json(path) if path.is_file() else {}
         run = tests.get("fuzz", {}).get(request.slug)
         if run is None:
             return Value(NOT_MEASURED)
