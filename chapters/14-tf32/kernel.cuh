@@ -369,12 +369,13 @@ __device__ uint32_t to_tf32(float x) {
 // [split]
 /// An FP32 value as TF32 values for three products: big is x rounded to
 /// TF32 (truncated where rounding would overflow to infinity), small is what
-/// that dropped, rounded to TF32 in turn; big + small is within one unit of
-/// x's last place (two where big is truncated). The two correction
-/// products, small * big and big * small, take `big_finite`, which is big
-/// for a finite x and 0 otherwise, and small is 0 for a non-finite x: an
-/// infinity or NaN then reaches C through big * big alone, as it would in
-/// FP32, and never as 0 * Inf = NaN from a correction.
+/// that dropped, times kSmallScale, rounded to TF32 in turn; big + small /
+/// kSmallScale is within one unit of x's last place (two where big is
+/// truncated). The two correction products, small * big and big * small,
+/// take `big_finite`, which is big for a finite x and 0 otherwise, and small
+/// is 0 for a non-finite x: an infinity or NaN then reaches C through
+/// big * big alone, as it would in FP32, and never as 0 * Inf = NaN from a
+/// correction.
 struct Split {
   uint32_t big;
   uint32_t small;
@@ -383,13 +384,24 @@ struct Split {
 /// The largest float that rounds to a finite TF32 value (its bits): above
 /// it, and below infinity, rounding to nearest carries into the exponent.
 constexpr uint32_t kLastRoundable = 0x7f7fefffu;
+/// What small is scaled by: 2^10. What big drops is below 2^-10 of x, so
+/// small stays below x, and finite, for every finite x, even once rounded.
+/// Unscaled, small sits 2^11 or more below x, and for x under about 2^-113
+/// it falls under FP32's normal range, where the tensor cores' TF32 keeps
+/// no bits below 2^-136: 3xTF32 would lose its accuracy on small values.
+/// Scaled, small keeps every bit it has for |x| >= 2^-123. The corrections
+/// then come out 2^10 too large, and multiply() scales them back
+/// (kSmallUnscale).
+constexpr float kSmallScale = 1024.0f;
+constexpr float kSmallUnscale = 1.0f / kSmallScale;
 __device__ Split split_tf32(float x) {
   const bool finite = isfinite(x);
   // A finite x is held to kLastRoundable first, which rounds down: beyond
   // it, big is x truncated, not infinity.
   const float held = copysignf(fminf(fabsf(x), __uint_as_float(kLastRoundable)), x);
   const uint32_t big = to_tf32(finite ? held : x);
-  const uint32_t small = to_tf32(finite ? x - __uint_as_float(big) : 0.0f);
+  // x - big is exact (x and big are within a factor of 2), and so is its scaling.
+  const uint32_t small = to_tf32(finite ? (x - __uint_as_float(big)) * kSmallScale : 0.0f);
   return {big, small, finite ? big : 0u};
 }
 // [end]
@@ -462,15 +474,20 @@ __device__ Operand<N> load_operand(const float* smem, Index index) {
 }
 
 /// acc += a * b for one mma tile: one product, or three (the corrections
-/// first, then big * big). With STEP_SUMS the tensor cores sum this step's
-/// products from zero and one FP32 addition per accumulator adds them in.
+/// first, then big * big). The corrections come out 2^10 too large
+/// (split_tf32()), so the tensor cores sum them from zero on their own and
+/// an FFMA scales that back. With STEP_SUMS the tensor cores add this step's
+/// big * big to that sum, and one FP32 addition per accumulator adds it in.
 template <class T>
 __device__ void multiply(float (&acc)[4], const Operand<4>& a, const Operand<2>& b) {
   float sum[4] = {};
   float(&d)[4] = T::STEP_SUMS ? sum : acc;
   if constexpr (T::PRODUCTS == 3) {
-    mma_tf32(d, a.small, b.big_finite);
-    mma_tf32(d, a.big_finite, b.small);
+    float corrections[4] = {};
+    mma_tf32(corrections, a.small, b.big_finite);
+    mma_tf32(corrections, a.big_finite, b.small);
+#pragma unroll
+    for (int r = 0; r < 4; ++r) d[r] = fmaf(corrections[r], kSmallUnscale, d[r]);
   }
   mma_tf32(d, a.big, b.big);
   if constexpr (T::STEP_SUMS) {

@@ -32,6 +32,9 @@
 
 namespace ch16 {
 
+static_assert(kSmallScale == ch14::kSmallScale,
+              "A's small parts (split_truncated()) and B's (ch14::split_tf32()) share one scale");
+
 // ---------------------------------------------------------------------------
 // mbarrier, TMA and wgmma: each one PTX instruction.
 // ---------------------------------------------------------------------------
@@ -269,6 +272,19 @@ __global__ void split_a(const float* A, long long count, float* small, float* bi
 }
 // [end]
 
+/// Rounds A (count floats, a multiple of 4) to TF32, to nearest (chapter
+/// 14's to_tf32()), once before a TF32 product: wgmma then reads it in
+/// place of A, and drops only zeros.
+__global__ void round_a(const float* A, long long count, float* rounded) {
+  asm volatile("griddepcontrol.launch_dependents;");  // the product may start
+  const long long stride = 4ll * gridDim.x * blockDim.x;
+  for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
+    const float4 x = *reinterpret_cast<const float4*>(A + i);
+    *reinterpret_cast<uint4*>(rounded + i) =
+        make_uint4(ch14::to_tf32(x.x), ch14::to_tf32(x.y), ch14::to_tf32(x.z), ch14::to_tf32(x.w));
+  }
+}
+
 // [stages]
 /// Each stage's barriers: "full" takes the producer's one arrival (with the
 /// bytes its copies bring), "empty" one arrival from every consumer thread.
@@ -314,7 +330,8 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
       float f[4];
       load_bt_fragment(f, Bs, step, n0, t);
 #pragma unroll
-      for (int r = 0; r < 4; ++r) b[step][r] = truncated_operand(f[r]);
+      for (int r = 0; r < 4; ++r)
+        b[step][r] = T::ROUNDED ? ch14::to_tf32(f[r]) : truncated_operand(f[r]);
     }
     fence_accumulators(d);
     wgmma_fence();
@@ -331,17 +348,26 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
   }
 }
 
+/// 3xTF32's corrections are summed by the tensor cores over this many
+/// stages (256 along K) before an FFMA adds them into the accumulators.
+constexpr int kCorrectionStages = 8;
+
 /// The same on 3xTF32. The copies bring A's parts into the stage (small,
 /// then big_finite, after A's and B's tiles); the consumer splits its B^T
-/// fragments in registers
-/// (chapter 14's split_tf32()), and issues three wgmma per step: small *
-/// big, big * small, big * big. They add into `sum` from zero, and every
-/// SUM_STEPS steps an FP32 addition adds `sum` into d.
+/// fragments in registers (chapter 14's split_tf32()). For every SUM_STEPS
+/// steps the tensor cores sum big * big into `sum` from zero, and an FP32
+/// addition adds `sum` into d. The two corrections, small * big and
+/// big * small, come out 2^10 too large (kSmallScale), so they have sums of
+/// their own, `corrections`; every kCorrectionStages stages, and at the end,
+/// an FFMA scales them back into d. B^T's big part stands in for its
+/// big_finite, to save registers: where B holds an infinity or NaN, d is
+/// infinite or NaN too (x * inf is never finite), and such a d keeps no
+/// correction.
 template <class T>
 __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
                                uint64_t* empty, int steps, int n0, int t) {
   constexpr int A_FLOATS = T::BM * BK;
-  float sum[T::BM / 2];
+  float sum[T::BM / 2], corrections[T::BM / 2];
   for (int kt = 0; kt < steps; ++kt) {
     const int s = kt % T::STAGES;
     mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
@@ -357,28 +383,35 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 #pragma unroll
       for (int r = 0; r < 4; ++r) b[step][r] = ch14::split_tf32(f[r]);
     }
+    const bool fresh = kt % kCorrectionStages == 0;  // corrections start from zero
 #pragma unroll
     for (int first = 0; first < BK / 8; first += T::SUM_STEPS) {
       fence_accumulators(sum);
+      fence_accumulators(corrections);
       wgmma_fence();
 #pragma unroll
       for (int step = first; step < first + T::SUM_STEPS; ++step) {
-        uint32_t small[4], big[4], big_finite[4];
+        uint32_t small[4], big[4];
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
           small[r] = b[step][r].small;
           big[r] = b[step][r].big;
-          big_finite[r] = b[step][r].big_finite;
         }
-        wgmma_rs(sum, small, descriptor_128b(a_big) + 2 * step, step > first);
-        wgmma_rs(sum, big_finite, descriptor_128b(a_small) + 2 * step, 1);
-        wgmma_rs(sum, big, descriptor_128b(As) + 2 * step, 1);
+        wgmma_rs(corrections, small, descriptor_128b(a_big) + 2 * step, !(fresh && step == 0));
+        wgmma_rs(corrections, big, descriptor_128b(a_small) + 2 * step, 1);
+        wgmma_rs(sum, big, descriptor_128b(As) + 2 * step, step > first);
       }
       wgmma_commit();
       wgmma_wait_all();
       fence_accumulators(sum);
+      fence_accumulators(corrections);
 #pragma unroll
       for (int i = 0; i < T::BM / 2; ++i) d[i] += sum[i];
+    }
+    if ((kt + 1) % kCorrectionStages == 0 || kt + 1 == steps) {
+#pragma unroll
+      for (int i = 0; i < T::BM / 2; ++i)
+        if (isfinite(d[i])) d[i] = fmaf(corrections[i], 1.0f / kSmallScale, d[i]);
     }
     mbarrier_arrive(&empty[s]);
   }
@@ -393,12 +426,13 @@ __device__ bool row_has_nan(const float* A, int m, int K) {
   return false;
 }
 
-/// TF32 only: wgmma reads A's tile straight from shared memory and drops the
-/// low 13 bits of each value, so a NaN of A whose payload lies only there
-/// reaches the sum as an infinity (B's NaNs are kept in registers, by
-/// truncated_operand()). Such a sum is infinite, or already NaN, never
-/// finite; so only an infinite sum needs a look: if its row of A holds a
-/// NaN, the sum is NaN. On finite inputs this costs one test per sum.
+/// Where A is not rounded first: wgmma reads A's tile straight from shared
+/// memory and drops the low 13 bits of each value, so a NaN of A whose
+/// payload lies only there reaches the sum as an infinity (B's NaNs are kept
+/// in registers, by truncated_operand() or split_tf32()). Such a sum is
+/// infinite, or already NaN, never finite; so only an infinite sum needs a
+/// look: if its row of A holds a NaN, the sum is NaN. On finite inputs this
+/// costs one test per sum.
 template <class T>
 __device__ void restore_nans(float (&d)[T::BM / 2], const float* A, int M, int K, int tile_m,
                              int lane) {
@@ -544,7 +578,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   init_stage_barriers<STAGES>(full, empty);
   // 3xTF32: this block may start while split_a() still runs (launch()); it
   // waits here until split_a() has finished and its parts are in memory.
-  if constexpr (T::PRODUCTS == 3) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if constexpr (T::PRODUCTS == 3 || T::ROUNDED) asm volatile("griddepcontrol.wait;" ::: "memory");
 
   if (warpgroup == 0) {  // the producer
     if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
@@ -577,10 +611,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
     if constexpr (T::PRODUCTS == 1) {
       consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
-      restore_nans<T>(d, A, M, K, tile_m, lane);
     } else {
       consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
     }
+    // wgmma read A as it is: a NaN with a low payload read as an infinity.
+    if constexpr (!T::ROUNDED) restore_nans<T>(d, A, M, K, tile_m, lane);
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
     // Unrolled, so that d is indexed by constants and stays in registers.
@@ -679,7 +714,8 @@ inline long long workspace(int M, int N, int K) {
 /// TF32.
 template <class T>
 long long parts_floats(int M, int K) {
-  return T::PRODUCTS == 3 ? (T::ROUNDED ? 3ll : 2ll) * M * K : 0;
+  if constexpr (T::PRODUCTS == 1) return T::ROUNDED ? 1ll * M * K : 0;
+  return (T::ROUNDED ? 3ll : 2ll) * M * K;
 }
 
 /// Tiling T's workspace without a cut: the copies', and A's parts (of the
@@ -719,10 +755,12 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   }
   const long long parts = parts_floats<T>(g.M, g.K);
   if (g.workspace_floats < parts) return ch14::launch<Fallback>(g, stream);
-  // A's parts at the start of the workspace: small, big_finite, then big.
+  // A's parts at the start of the workspace: small, big_finite, then big
+  // (on TF32 rounded, big alone).
+  const long long part = 1ll * g.M * g.K;
   float* small = g.workspace;
-  float* big_finite = small + parts / (T::ROUNDED ? 3 : 2);
-  float* big = big_finite + parts / (T::ROUNDED ? 3 : 2);
+  float* big_finite = small + (T::PRODUCTS == 3 ? part : 0);
+  float* big = big_finite + (T::PRODUCTS == 3 ? part : 0);
   static const EncodeTiled encode = encode_tiled();
   static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma<T>, T::SMEM_BYTES);
   (void)smem_granted;
@@ -732,7 +770,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K ||
       g.workspace != last.workspace) {
     // Rounded, wgmma reads A's rounded big part in place of A.
-    const float* a = T::PRODUCTS == 3 && T::ROUNDED ? big : g.A;
+    const float* a = T::ROUNDED ? big : g.A;
     map_a = row_major_map(encode, a, g.M, g.K, T::BM);
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
     map_small = T::PRODUCTS == 3 ? row_major_map(encode, small, g.M, g.K, T::BM) : map_a;
@@ -746,6 +784,10 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
     split_a<T::ROUNDED>
         <<<static_cast<int>(blocks), 256, 0, stream>>>(g.A, count, small, big_finite, big);
+  } else if constexpr (T::ROUNDED) {  // TF32 rounded: round_a() first, the same way
+    const long long count = 1ll * g.M * g.K;
+    const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
+    round_a<<<static_cast<int>(blocks), 256, 0, stream>>>(g.A, count, big);
   }
   float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
@@ -763,7 +805,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   config.stream = stream;
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = T::PRODUCTS == 3 ? 1 : 0;
+  early.val.programmaticStreamSerializationAllowed = T::PRODUCTS == 3 || T::ROUNDED ? 1 : 0;
   config.attrs = &early;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
@@ -774,18 +816,31 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [launch-by-count]
 /// The chapter's own launcher: the 256-row or the 64-row tile where its
 /// count is the smallest, the 128-row tile otherwise.
-inline void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
+template <class Square = Chosen, class Twice = Wide, class Half = Narrow>
+void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = ch13::sm_count();  // chapter 13's
-  const long long square = copy_rounds<Chosen>(g.M, g.N, sms);
-  const long long wide = copy_rounds<Wide>(g.M, g.N, sms);
-  const long long narrow = copy_rounds<Narrow>(g.M, g.N, sms);
+  const long long square = copy_rounds<Square>(g.M, g.N, sms);
+  const long long wide = copy_rounds<Twice>(g.M, g.N, sms);
+  const long long narrow = copy_rounds<Half>(g.M, g.N, sms);
   if (wide < square && wide < narrow) {
-    launch<Wide>(g, stream);
+    launch<Twice>(g, stream);
   } else if (narrow < square) {
-    launch<Narrow>(g, stream);
+    launch<Half>(g, stream);
   } else {
-    launch<Chosen>(g, stream);
+    launch<Square>(g, stream);
   }
+}
+
+/// The same with A and B truncated (the variant "truncated"): no pass over A
+/// first, but each product's error has a bias, and the sum's grows with it.
+inline void launch_truncated_by_count(const ladder::Gemm& g, cudaStream_t stream) {
+  launch_by_count<Truncated, TruncatedWide, TruncatedNarrow>(g, stream);
+}
+
+/// The chapter's own workspace: the copies', and A rounded (every tile
+/// needs the same).
+inline long long workspace_rounded(int M, int N, int K) {
+  return workspace_parts<Chosen>(M, N, K);
 }
 
 // [pick-split]
@@ -891,7 +946,9 @@ inline ladder::Chapter chapter() {
           "TMA and wgmma",
           __FILE__,
           {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, the tile the count picks",
-                           launch_by_count),
+                           launch_by_count<>, workspace_rounded),
+           variant<Truncated>("truncated", "TF32 on wgmma, A and B truncated, the tile the count picks",
+                              launch_truncated_by_count, workspace_parts<Truncated>),
            variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
            variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
            variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),

@@ -23,8 +23,11 @@ constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
 /// PRODUCTS is 1 (TF32) or 3 (3xTF32, chapter 15's split); with 3, the
 /// tensor cores sum SUM_STEPS steps of 8 along K from zero, and an FP32
-/// addition adds that into the accumulators. ROUNDED: A's big part is A
-/// rounded to TF32 (chapter 15's split), not truncated (split_truncated()).
+/// addition adds that into the accumulators. ROUNDED: on 3xTF32, A's big
+/// part is A rounded to TF32 (chapter 15's split), not truncated
+/// (split_truncated()); on TF32, A and B are rounded to TF32, as cuBLAS does,
+/// where wgmma would truncate them: A once before the product, B^T's
+/// fragments in registers.
 template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false>
 struct Tiling {
   static constexpr int BM = BM_;
@@ -61,14 +64,19 @@ struct Tiling {
   static constexpr int CONSUMER_REGISTERS = SHIFTS_REGISTERS ? 232 : 0;
 };
 
-/// The 128 x 128 tile: the variant "square", and the launcher's pick where
-/// the count (copy_rounds()) does not favour Wide.
-using Chosen = Tiling<128>;
+/// The 128 x 128 tile, A and B rounded to TF32 as cuBLAS rounds them: the
+/// variant "square", and the launcher's pick where the count
+/// (copy_rounds()) does not favour Wide.
+using Chosen = Tiling<128, 1, BK / 8, true>;
 /// Twice as many rows: the same B tile serves twice the product.
-using Wide = Tiling<256>;
+using Wide = Tiling<256, 1, BK / 8, true>;
 /// Half as many rows: twice the blocks, for products whose 128 x 128 tiles
 /// leave SMs idle.
-using Narrow = Tiling<64>;
+using Narrow = Tiling<64, 1, BK / 8, true>;
+/// The same three with A and B as wgmma reads them: truncated to TF32.
+using Truncated = Tiling<128>;
+using TruncatedWide = Tiling<256>;
+using TruncatedNarrow = Tiling<64>;
 /// 3xTF32 on the 128 x 128 tile, a stage's products summed from zero.
 using Split = Tiling<128, 3>;
 /// 3xTF32 with A rounded, as chapter 15 splits it, and the tensor cores'
@@ -203,25 +211,25 @@ __host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
 // [end]
 
 // [split-a]
+/// What a small part is scaled by, as in chapter 15 (ch14::kSmallScale):
+/// 2^10 keeps it finite, and keeps its bits for |x| >= 2^-123.
+constexpr float kSmallScale = 1024.0f;
+
 /// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
 /// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
-/// of A's own tile. small is what that drops (exact: x and big share
-/// their exponent). big_finite is big, 0 for a non-finite x; small is 0 for
-/// an infinity. An infinity then reaches C through big * big alone, as in
-/// chapter 15. A NaN whose bits past the exponent lie only in the low 13
-/// reads as an infinity to wgmma, so for a NaN small is x with its top
-/// mantissa bit set (x made quiet): small * big carries the NaN into C.
+/// of A's own tile. small is what that drops (exact: x and big share their
+/// exponent) times kSmallScale. big_finite is big; for an infinity or NaN
+/// both are 0, so that it reaches C through big * big alone, as in chapter
+/// 15 (where a NaN with a low payload reads as an infinity, restore_nans()
+/// in kernel.cuh makes the sum NaN again).
 __host__ __device__ inline void split_truncated(float x, float& small, float& big_finite) {
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
-  const uint32_t quiet_bits = bits | 0x00400000u;
-  float quiet;
-  std::memcpy(&quiet, &quiet_bits, sizeof quiet);
   bits &= 0xffffe000u;  // the low 13 bits cleared
   float big;
   std::memcpy(&big, &bits, sizeof big);
   const bool finite = std::isfinite(x);
-  small = finite ? x - big : (std::isnan(x) ? quiet : 0.0f);
+  small = finite ? (x - big) * kSmallScale : 0.0f;
   big_finite = finite ? big : 0.0f;
 }
 // [end]

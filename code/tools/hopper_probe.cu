@@ -208,8 +208,9 @@ __global__ void __launch_bounds__(kThreads)
 // the bytes), "empty" when all 256 consumer threads have finished reading it.
 // ---------------------------------------------------------------------------
 
-// Chapter 16's block shape, stages and barriers (init_stage_barriers()).
-constexpr int kBM = Chosen::BM, kBN = BN, kBK = BK, kStages = STAGES;
+// Chapter 16's block shape, stages and barriers (init_stage_barriers()), on
+// its truncating tiling: wgmma reads A as it is, with no pass over A first.
+constexpr int kBM = Truncated::BM, kBN = BN, kBK = BK, kStages = STAGES;
 constexpr int kStageFloats = (kBM + kBN) * kBK;
 constexpr int kPipelineThreads = NUM_THREADS;
 constexpr int kPipelineSmem = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
@@ -434,7 +435,7 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
 bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
   static const bool allowed = [] {
     PROBE_CHECK(cudaFuncSetAttribute(
-        sgemm_wgmma<Chosen>, cudaFuncAttributeMaxDynamicSharedMemorySize, Chosen::SMEM_BYTES));
+        sgemm_wgmma<Truncated>, cudaFuncAttributeMaxDynamicSharedMemorySize, Truncated::SMEM_BYTES));
     return true;
   }();
   (void)allowed;
@@ -448,13 +449,13 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     PROBE_CHECK(cudaMemcpy(dA, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dB, B.data(), B.size() * sizeof(float), cudaMemcpyHostToDevice));
     PROBE_CHECK(cudaMemcpy(dC, C.data(), C.size() * sizeof(float), cudaMemcpyHostToDevice));
-    const CUtensorMap map_a = row_major_map(encode, dA, m, k, Chosen::BM);
+    const CUtensorMap map_a = row_major_map(encode, dA, m, k, Truncated::BM);
     const CUtensorMap map_b = row_major_map(encode, dB, k, n, BK);
     // One block per tile, none cut into slices (so no workspace).
-    const LastRound whole = uncut<Chosen>(m, n, k);
+    const LastRound whole = uncut<Truncated>(m, n, k);
     const int tiles = whole.tiles;
     // TF32 reads no parts of A: map_a stands in for their maps.
-    sgemm_wgmma<Chosen><<<tiles, NUM_THREADS, Chosen::SMEM_BYTES>>>(
+    sgemm_wgmma<Truncated><<<tiles, NUM_THREADS, Truncated::SMEM_BYTES>>>(
         map_a, map_b, map_a, map_a, dA, dC, m, n, k, alpha, beta, nullptr, whole);
     PROBE_CHECK(cudaGetLastError());
     PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -465,7 +466,7 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
       PROBE_CHECK(cudaEventCreate(&stop));
       PROBE_CHECK(cudaEventRecord(start));
       for (int r = 0; r < repeats; ++r)
-        sgemm_wgmma<Chosen><<<tiles, NUM_THREADS, Chosen::SMEM_BYTES>>>(
+        sgemm_wgmma<Truncated><<<tiles, NUM_THREADS, Truncated::SMEM_BYTES>>>(
             map_a, map_b, map_a, map_a, dA, dC, m, n, k, alpha, 0.0f, nullptr, whole);
       PROBE_CHECK(cudaEventRecord(stop));
       PROBE_CHECK(cudaEventSynchronize(stop));

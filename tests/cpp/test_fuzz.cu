@@ -21,7 +21,7 @@ TEST(Fuzz, AProblemIsAFunctionOfItsSeedAndIndex) {
 }
 
 TEST(Fuzz, EveryDrawStaysWithinItsRanges) {
-  int low_payload_nans = 0, infinities = 0, offset = 0, scaled = 0, long_dims = 0;
+  int low_payload_nans = 0, infinities = 0, offset = 0, scaled = 0, long_dims = 0, tiny = 0;
   for (int i = 0; i < 2000; ++i) {
     const Problem p = draw(1, i, /*offsets=*/i % 2 == 0);
     for (int d : {p.M, p.N, p.K}) {
@@ -37,8 +37,9 @@ TEST(Fuzz, EveryDrawStaysWithinItsRanges) {
     }
     EXPECT_LE(std::abs(p.scale[0]), ladder::fuzz::kMaxScale);
     EXPECT_LE(std::abs(p.scale[1]), ladder::fuzz::kMaxScale);
-    EXPECT_LE(std::abs(p.scale[0] + p.scale[1]), ladder::fuzz::kMaxScale);
+    EXPECT_LE(std::abs(p.scale[0] + p.scale[1]), ladder::fuzz::kMaxProductScale);
     scaled += p.scale[0] != 0;
+    tiny += p.scale[0] < -113 || p.scale[1] < -113;  // where unscaled small parts lose bits
     if (p.alpha == 0.0f) EXPECT_TRUE(p.specials.empty()) << "alpha = 0 leaves the product out";
     for (const ladder::fuzz::Special& s : p.specials) {
       const int rows = s.matrix == 1 ? p.K : p.M, cols = s.matrix == 0 ? p.K : p.N;
@@ -55,6 +56,7 @@ TEST(Fuzz, EveryDrawStaysWithinItsRanges) {
   EXPECT_GT(infinities, 100);
   EXPECT_GT(offset, 300);
   EXPECT_GT(scaled, 300);
+  EXPECT_GT(tiny, 10);
   EXPECT_GT(long_dims, 100);
 }
 

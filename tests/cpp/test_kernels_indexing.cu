@@ -615,7 +615,8 @@ TEST(Chapter16Pick, SplitCountsStepsOfTheBusiestSm) {
 }
 
 // Chapter 16's 3xTF32: A's parts (split_truncated). Big is what wgmma reads
-// of x (its low 13 bits dropped), small what that drops; together exactly x.
+// of x (its low 13 bits dropped), small what that drops times 2^10
+// (kSmallScale); big + small / 2^10 is exactly x.
 TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
   uint32_t state = 12345u;  // a linear congruential generator: bit patterns of every exponent
   int checked = 0;
@@ -629,40 +630,52 @@ TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
     uint32_t big_bits;
     std::memcpy(&big_bits, &big, sizeof big_bits);
     EXPECT_EQ(big_bits & 0x1fffu, 0u) << x;  // TF32: the low 13 bits are zero
-    EXPECT_EQ(big + small, x) << x;          // nothing is lost
+    EXPECT_EQ(big + small / ch16::kSmallScale, x) << x;  // nothing is lost
     EXPECT_TRUE(small == 0.0f || std::signbit(small) == std::signbit(x)) << x;  // truncated
-    if (std::fpclassify(x) == FP_NORMAL)  // below one TF32 step of x: 2^(exponent - 10)
-      EXPECT_LT(std::fabs(small), std::ldexp(1.0f, std::ilogb(x) - 10)) << x;
+    if (std::fpclassify(x) == FP_NORMAL)  // scaled, still below x's own exponent
+      EXPECT_LT(std::fabs(small), std::ldexp(1.0f, std::ilogb(x))) << x;
     ++checked;
   }
   EXPECT_GT(checked, 190000);
 }
 
-TEST(Chapter16Split, AnInfinityHasNoParts) {
-  for (float x : {INFINITY, -INFINITY}) {
-    float small = -1.0f, big = -1.0f;
+// What wgmma reads of small (its low 13 bits dropped) keeps every bit of
+// what big dropped for |x| >= 2^-123, subnormal or not: scaling x by a power
+// of two scales what wgmma reads of its parts by the same, as long as x
+// stays above 2^-123. Unscaled, the small part of x near 2^-118 would lose
+// its bits below 2^-136.
+TEST(Chapter16Split, WhatWgmmaReadsScalesWithX) {
+  const auto read = [](float v) {  // what wgmma reads of v
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    bits &= 0xffffe000u;
+    float r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
+  };
+  uint32_t state = 54321u;
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const float x = std::ldexp(1.0f + float(state >> 9) / float(1u << 23), 0);  // [1, 2)
+    float small, big;
     ch16::split_truncated(x, small, big);
-    EXPECT_EQ(small, 0.0f);
-    EXPECT_EQ(big, 0.0f);
+    for (int s : {-123, -118, -100, 100, 126}) {
+      float scaled_small, scaled_big;
+      ch16::split_truncated(std::ldexp(x, s), scaled_small, scaled_big);
+      ASSERT_EQ(read(scaled_small), std::ldexp(read(small), s)) << x << " at 2^" << s;
+      ASSERT_EQ(scaled_big, std::ldexp(big, s)) << x << " at 2^" << s;
+    }
   }
 }
 
-// A NaN must reach C as a NaN. wgmma drops the low 13 bits of what it reads,
-// so a NaN whose mantissa lies there (0x7f800001) would read as an infinity;
-// small must stay a NaN after that truncation, big_finite be 0.
-TEST(Chapter16Split, ANaNKeepsANaNThatSurvivesTruncation) {
-  for (uint32_t nan_bits : {0x7fc00000u, 0x7f800001u, 0xff801000u, 0x7fbfffffu}) {
+// An infinity or NaN has no parts: it reaches C through big * big alone.
+TEST(Chapter16Split, ANonFiniteValueHasNoParts) {
+  for (uint32_t bits : {0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xff801fffu}) {
     float x, small = -1.0f, big = -1.0f;
-    std::memcpy(&x, &nan_bits, sizeof x);
-    ASSERT_TRUE(std::isnan(x));
+    std::memcpy(&x, &bits, sizeof x);
     ch16::split_truncated(x, small, big);
-    uint32_t small_bits;
-    std::memcpy(&small_bits, &small, sizeof small_bits);
-    small_bits &= 0xffffe000u;  // what wgmma reads of it
-    float read;
-    std::memcpy(&read, &small_bits, sizeof read);
-    EXPECT_TRUE(std::isnan(read)) << std::hex << nan_bits;
-    EXPECT_EQ(big, 0.0f) << std::hex << nan_bits;
+    EXPECT_EQ(small, 0.0f) << std::hex << bits;
+    EXPECT_EQ(big, 0.0f) << std::hex << bits;
   }
 }
 

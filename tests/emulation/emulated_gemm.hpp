@@ -199,6 +199,45 @@ inline void check_nan_payloads(const ladder::Variant& variant, Size size) {
   EXPECT_EQ(wrong, 0) << "first: " << first;
 }
 
+/// Runs `variant` on `size` twice: on A and B, and on A * 2^s and B * 2^-s.
+/// Every element of A and B is 1 to 2 in size, so the scaled ones keep every
+/// bit for |s| <= 124, and every product is the same as unscaled. A kernel
+/// whose arithmetic is the same at every scale gives the same C, bit for
+/// bit. One whose split lets a small part fall below FP32's normal range
+/// (where the tensor cores' TF32 keeps no bits below 2^-136) does not.
+inline void check_scale_invariance(const ladder::Variant& variant, Size size, int s) {
+  const int M = size.M, N = size.N, K = size.K;
+  SCOPED_TRACE("variant " + variant.name + ", A times 2^" + std::to_string(s) + ", B times 2^" +
+               std::to_string(-s));
+  ASSERT_EQ(variant.accepts(M, N, K), "");
+  std::mt19937 rng(36);
+  std::uniform_real_distribution<float> magnitude(1.0f, 2.0f);
+  std::bernoulli_distribution negative(0.5);
+  const auto draw = [&](Guarded& x) {
+    for (size_t i = 0; i < x.size(); ++i) x.data()[i] = negative(rng) ? -magnitude(rng) : magnitude(rng);
+  };
+  Guarded A(size_t(M) * K, false), B(size_t(K) * N, false);
+  draw(A);
+  draw(B);
+  const auto product = [&](int scale) {
+    Guarded As(A.size(), false), Bs(B.size(), false), C(size_t(M) * N, false);
+    for (size_t i = 0; i < A.size(); ++i) As.data()[i] = std::ldexp(A.data()[i], scale);
+    for (size_t i = 0; i < B.size(); ++i) Bs.data()[i] = std::ldexp(B.data()[i], -scale);
+    const long long workspace = ladder::workspace_floats(variant, M, N, K);
+    Guarded W(size_t(workspace), false);
+    const ladder::Gemm g{M, N, K, 1.0f, As.data(), Bs.data(), 0.0f, C.data(), W.data(), workspace};
+    variant.launch(g, nullptr);
+    return std::vector<float>(C.data(), C.data() + C.size());
+  };
+  const std::vector<float> plain = product(0), scaled = product(s);
+  int differ = 0;
+  size_t first = 0;
+  for (size_t i = 0; i < plain.size(); ++i)
+    if (std::memcmp(&plain[i], &scaled[i], sizeof(float)) != 0 && differ++ == 0) first = i;
+  EXPECT_EQ(differ, 0) << "of " << plain.size() << " elements; first C(" << first / N << ", "
+                       << first % N << ") = " << scaled[first] << " against " << plain[first];
+}
+
 /// Every variant of `chapter`, at every size, with every call of `calls`.
 /// Returns the number of products run (the caller checks it is what it expects).
 inline int check_chapter(const ladder::Chapter& chapter, const std::vector<Size>& sizes,

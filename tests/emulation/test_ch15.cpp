@@ -38,11 +38,11 @@ TEST(Emulated, Ch15ThreeProducts) {
 }
 
 TEST(Emulated, Ch15SplitKeepsEveryFiniteValueFinite) {
-  // big and small are TF32 (their low 13 bits zero), big + small is within
-  // one unit of x's last place (chapter 15's bound, 2^-23 |x|), and big
-  // stays finite even where rounding x to TF32 would overflow, within half
-  // a TF32 unit of the largest float: there big is x truncated, and the
-  // bound is two units.
+  // big and small are TF32 (their low 13 bits zero), big + small / 2^10
+  // (small is scaled by kSmallScale) is within one unit of x's last place
+  // (chapter 15's bound, 2^-23 |x|), and big and small stay finite even
+  // where rounding x to TF32 would overflow, within half a TF32 unit of the
+  // largest float: there big is x truncated, and the bound is two units.
   const float near_max = std::nextafter(FLT_MAX, 0.0f);
   std::vector<float> values = {FLT_MAX, -FLT_MAX, near_max, 3.0e38f, 1.0f, -0.1f, 1.0e-30f};
   for (uint32_t i = 0; i < (1u << 16); ++i) {  // every 128th float in [1, 2)
@@ -52,12 +52,13 @@ TEST(Emulated, Ch15SplitKeepsEveryFiniteValueFinite) {
     const ch14::Split s = ch14::split_tf32(x);
     const float big = __uint_as_float(s.big), small = __uint_as_float(s.small);
     EXPECT_TRUE(std::isfinite(big)) << x;
+    EXPECT_TRUE(std::isfinite(small)) << x;
     EXPECT_EQ(s.big & 0x1fffu, 0u) << x;
     EXPECT_EQ(s.small & 0x1fffu, 0u) << x;
     EXPECT_EQ(s.big_finite, s.big) << x;
     const double unit = std::ldexp(1.0, std::ilogb(x) - 23);  // x's last place
     const double units = std::fabs(x) > __uint_as_float(ch14::kLastRoundable) ? 2.0 : 1.0;
-    const double error = std::fabs(double(big) + double(small) - double(x));
+    const double error = std::fabs(double(big) + double(small) / ch14::kSmallScale - double(x));
     EXPECT_LE(error, units * unit) << x;
   }
 }
@@ -66,4 +67,12 @@ TEST(Emulated, Ch15NanPayloadsStayNaN) {
   // The exact path: one block tile, one step of K.
   for (const ladder::Variant& variant : ch15::chapter().variants)
     emulated::check_nan_payloads(variant, {128, 128, 32});
+}
+
+TEST(Emulated, Ch15SameAtEveryScale) {
+  // A scaled to 2^-118 (B to 2^118) and the other way: 3xTF32's small parts,
+  // scaled by 2^10, keep every bit, so C is the same bit for bit (the exact
+  // path: one block tile, one step of K).
+  for (const ladder::Variant& variant : ch15::chapter().variants)
+    for (int s : {-118, 118}) emulated::check_scale_invariance(variant, {128, 128, 32}, s);
 }

@@ -71,9 +71,10 @@ constexpr int kLongDim = 5000;
 /// At most this many multiply-adds a problem, so that the naive chapters
 /// keep a run short.
 constexpr double kMaxFma = 4e9;
-/// The scales stay within 2^-100 .. 2^100, and so do the products: every
-/// product and sum stays in FP32's normal range.
-constexpr int kMaxScale = 100;
+/// Each matrix's scale stays within 2^-120 .. 2^120, and A's and B's
+/// together within 2^-110 .. 2^110: products and sums stay in FP32's range.
+constexpr int kMaxScale = 120;
+constexpr int kMaxProductScale = 110;
 
 /// One dimension: mostly 1 to 700, a few tiny, a few long.
 inline int draw_dim(std::mt19937_64& rng) {
@@ -139,12 +140,12 @@ inline Problem draw(uint64_t seed, int index, bool offsets) {
     for (int& o : p.offset) o = u(rng) < 0.5 ? floats(rng) : 0;
   }
   if (u(rng) < 0.4) {
-    // A and B scaled apart, their products kept within 2^-100 .. 2^100.
+    // A and B scaled apart, their products kept within 2^-110 .. 2^110.
     std::uniform_int_distribution<int> s(-kMaxScale, kMaxScale);
     p.scale[0] = s(rng);
     do {
       p.scale[1] = s(rng);
-    } while (std::abs(p.scale[0] + p.scale[1]) > kMaxScale);
+    } while (std::abs(p.scale[0] + p.scale[1]) > kMaxProductScale);
     p.scale[2] = p.scale[0] + p.scale[1] + std::uniform_int_distribution<int>(-8, 8)(rng);
   }
   // Special values only where alpha != 0 lets them reach C through the
@@ -367,6 +368,140 @@ inline Outcome run_problem(const Variant& variant, const Problem& p, uint32_t fi
   return o;
 }
 
+/// The scale check of one variant: C(2^s A, 2^-s B) against C(A, B), and,
+/// for a tensor-core variant that promises FP32's accuracy (3xTF32), its
+/// error against SGEMM's with A or B scaled by 2^s.
+struct ScaleReport {
+  bool checked = false;       ///< false: the variant accepts no size near the check's
+  bool deterministic = true;  ///< two runs on the same inputs gave the same bits
+  int differing = 0;          ///< scales s whose C(2^s A, 2^-s B) differs from C(A, B)
+  double worst_ratio = 0;     ///< largest error / SGEMM's error (0: not checked)
+  int worst_scale = 0;        ///< where it was, as 2^s
+  char worst_operand = 'A';   ///< which operand was scaled there
+  std::string why;            ///< what failed, for the report
+};
+
+/// The scales the check tries: every 10th power of two from 2^-120 to
+/// 2^120 and, for the bits, 2^-123 and 2^123: scaled by them, values from
+/// 1 to 2 keep exponents of -123 or more, where 3xTF32's small parts keep
+/// their bits (ch14::kSmallScale). The error ratio stays within 2^-120 ..
+/// 2^120, where A B's sums stay far from overflowing.
+inline std::vector<int> checked_scales() {
+  std::vector<int> scales = {-123};
+  for (int s = -120; s <= 120; s += 10) scales.push_back(s);
+  scales.push_back(123);
+  return scales;
+}
+constexpr int kRatioScale = 120;
+
+/// The worst error ratio 3xTF32 may have against SGEMM at any scale.
+constexpr double kMaxScaleRatio = 1.5;
+
+/// ||out - ref|| / ||ref|| in FP64.
+inline double norm_error(const std::vector<float>& out, const std::vector<double>& ref) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    diff += (double(out[i]) - ref[i]) * (double(out[i]) - ref[i]);
+    norm += ref[i] * ref[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+inline ScaleReport check_scales(const Chapter& chapter, const Variant& variant,
+                                cublasHandle_t handle) {
+  ScaleReport r;
+  Problem p;
+  p.M = 384;
+  p.N = 320;
+  p.K = 1024;
+  if (!fit(variant, p)) return r;
+  r.checked = true;
+  const size_t a_n = size_t(p.M) * p.K, b_n = size_t(p.K) * p.N, c_n = size_t(p.M) * p.N;
+  const long long workspace = workspace_floats(variant, p.M, p.N, p.K);
+  DeviceArray<float> A(a_n), B(b_n), C(c_n), W(size_t(workspace > 0 ? workspace : 1));
+  // C = A B (alpha 1, beta 0) for host matrices a and b.
+  const auto product = [&](const std::vector<float>& a, const std::vector<float>& b) {
+    CUDA_CHECK(cudaMemcpy(A.get(), a.data(), a_n * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(B.get(), b.data(), b_n * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(C.get(), 0xff, c_n * sizeof(float)));
+    const Gemm g{p.M,  p.N,     p.K,     1.0f, A.get(), B.get(), 0.0f, C.get(),
+                 workspace > 0 ? W.get() : nullptr, workspace};
+    variant.launch(g, nullptr);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return C.to_host();
+  };
+  const auto scaled = [](const std::vector<float>& x, int s) {
+    std::vector<float> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = std::ldexp(x[i], s);
+    return y;
+  };
+
+  // 1. The same bits at every scale: values from 1 to 2 in size, so that
+  // 2^s x keeps every bit of x, and every product of 2^s A and 2^-s B is a
+  // product of A and B.
+  std::mt19937 rng(36);
+  std::uniform_real_distribution<float> magnitude(1.0f, 2.0f);
+  std::bernoulli_distribution negative(0.5);
+  const auto draw_ones = [&](size_t n) {
+    std::vector<float> x(n);
+    for (float& v : x) v = negative(rng) ? -magnitude(rng) : magnitude(rng);
+    return x;
+  };
+  const std::vector<float> a1 = draw_ones(a_n), b1 = draw_ones(b_n);
+  const std::vector<float> plain = product(a1, b1);
+  r.deterministic = same_bits(plain, product(a1, b1));
+  if (r.deterministic) {
+    for (int s : checked_scales())
+      if (!same_bits(product(scaled(a1, s), scaled(b1, -s)), plain)) {
+        if (r.differing++ == 0) r.why = "C(2^" + std::to_string(s) + " A, 2^" +
+                                        std::to_string(-s) + " B) differs from C(A, B)";
+      }
+  }
+
+  // 2. 3xTF32 against SGEMM, A or B scaled by 2^s, the other in [-1, 1).
+  if (chapter.tensor_cores && variant.arithmetic == Arithmetic::kFp32) {
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> a(a_n), b(b_n);
+    for (float& v : a) v = uniform(rng);
+    for (float& v : b) v = uniform(rng);
+    DeviceArray<double> A64(a_n), B64(b_n), C64(c_n);
+    for (int s : checked_scales()) {
+      if (std::abs(s) > kRatioScale) continue;
+      for (char operand : {'A', 'B'}) {
+        const std::vector<float> as = operand == 'A' ? scaled(a, s) : a;
+        const std::vector<float> bs = operand == 'B' ? scaled(b, s) : b;
+        const std::vector<float> out = product(as, bs);
+        // SGEMM on the same inputs (still in A and B), and FP64.
+        const float one = 1.0f, zero = 0.0f;
+        CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M, p.K, &one, B.get(),
+                                 p.N, A.get(), p.K, &zero, C.get(), p.N));
+        widen_finite<<<1024, 256>>>(A.get(), A64.get(), a_n);
+        widen_finite<<<1024, 256>>>(B.get(), B64.get(), b_n);
+        CUDA_CHECK_LAUNCH();
+        const double one64 = 1.0, zero64 = 0.0;
+        CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M, p.K, &one64,
+                                 B64.get(), p.N, A64.get(), p.K, &zero64, C64.get(), p.N));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<double> ref = C64.to_host();
+        const double ratio = norm_error(out, ref) / norm_error(C.to_host(), ref);
+        if (!(ratio <= r.worst_ratio)) {  // a NaN ratio is the worst
+          r.worst_ratio = ratio;
+          r.worst_scale = s;
+          r.worst_operand = operand;
+        }
+      }
+    }
+    if (!(r.worst_ratio <= kMaxScaleRatio)) {
+      char line[160];
+      std::snprintf(line, sizeof line, "%serror %.3g times SGEMM's with %c scaled by 2^%d",
+                    r.why.empty() ? "" : "; ", r.worst_ratio, r.worst_operand, r.worst_scale);
+      r.why += line;
+    }
+  }
+  return r;
+}
+
 /// One line that says what problem `p` is.
 inline std::string describe(const Problem& p) {
   char line[256];
@@ -454,7 +589,8 @@ inline int run(const Chapter& chapter, int argc, char** argv) {
       std::fprintf(stderr, "fuzz: stopped inside: %s\n", in_flight().c_str());
   });
 
-  int tried = 0, refused = 0, failed = 0;
+  int tried = 0, refused = 0, failed = 0, scale_failed = 0;
+  double worst_ratio = 0;
   Json per_variant = Json::object();
   for (const Variant& variant : chapter.variants) {
     if (!o.variant.empty() && variant.name != o.variant) continue;
@@ -490,7 +626,29 @@ inline int run(const Chapter& chapter, int argc, char** argv) {
         }
       }
     }
-    per_variant.set(variant.name, Json::object().set("problems", v_tried).set("failed", v_failed));
+    Json entry = Json::object().set("problems", v_tried).set("failed", v_failed);
+    const ScaleReport sr = o.only < 0 ? check_scales(chapter, variant, handle) : ScaleReport{};
+    if (sr.checked) {
+      std::printf("%s %s: scales 2^%d to 2^%d: %s", chapter.slug.c_str(), variant.name.c_str(),
+                  checked_scales().front(), checked_scales().back(),
+                  !sr.deterministic ? "not bit-reproducible, bits not compared"
+                  : sr.differing == 0 ? "the same bits at every scale"
+                                      : "bits differ");
+      if (sr.worst_ratio > 0)
+        std::printf("; error at most %.3g times SGEMM's (%c scaled by 2^%d)", sr.worst_ratio,
+                    sr.worst_operand, sr.worst_scale);
+      std::printf("\n");
+      if (!sr.why.empty()) {
+        ++scale_failed;
+        std::printf("FAIL %s %s, scale check: %s\n", chapter.slug.c_str(), variant.name.c_str(),
+                    sr.why.c_str());
+      }
+      entry.set("same_bits_at_every_scale", sr.deterministic && sr.differing == 0);
+      if (sr.worst_ratio > 0) entry.set("scale_error_ratio", sr.worst_ratio);
+      worst_ratio = std::max(worst_ratio, sr.worst_ratio);
+    }
+    std::fflush(stdout);
+    per_variant.set(variant.name, entry);
   }
   CUBLAS_CHECK(cublasDestroy(handle));
   std::printf("%s: %d problems, %d failed, %d not accepted by the chapter; seeds",
@@ -509,10 +667,14 @@ inline int run(const Chapter& chapter, int argc, char** argv) {
         .set("failed", failed)
         .set("not_accepted", refused)
         .set("offsets", o.offsets)
+        .set("scales_from", checked_scales().front())
+        .set("scales_to", checked_scales().back())
+        .set("scale_failed", scale_failed)
         .set("variants", per_variant);
+    if (worst_ratio > 0) report.set("scale_error_ratio", worst_ratio);
     std::ofstream(o.json_path) << report.dump() << "\n";
   }
-  return failed == 0 ? 0 : 1;
+  return failed == 0 && scale_failed == 0 ? 0 : 1;
 }
 
 }  // namespace ladder::fuzz
