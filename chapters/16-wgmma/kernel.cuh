@@ -2,7 +2,9 @@
 // K-step's tiles into shared memory with the 128-byte swizzle, a producer
 // warpgroup drives it, mbarriers hand the stages to two consumer warpgroups,
 // and they multiply with wgmma, the tensor cores' asynchronous warpgroup MMA,
-// on TF32, or on 3xTF32 (the variant "3xtf32"). Everything but main(), which
+// on TF32 (A and B rounded to it first, as cuBLAS rounds them; truncated by
+// wgmma itself in the variant "truncated"), or on 3xTF32 (the variant
+// "3xtf32"). Everything but main(), which
 // is in kernel.cu. It needs the sm_90a target (an H100 or H200). Products
 // whose rows TMA cannot copy (K or N not a multiple of 4) run on aligned
 // copies in the workspace the harness gives (chapter 13's launch_packed());
@@ -933,10 +935,11 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
           wants ? wants : workspace_parts<T>};
 }
 
-/// @brief This chapter as the runner and --describe see it: on TF32, the
-/// tile the count picks (its constants and resources are the 128 x 128
-/// tile's), the 128 x 128 tile as the variant "square", the 256 x 128 one
-/// as "wide", the 64 x 128 one as "narrow"; and 3xTF32, which promises
+/// @brief This chapter as the runner and --describe see it: on TF32 with A
+/// and B rounded, the tile the count picks (its constants and resources are
+/// the 128 x 128 tile's), the same with A and B truncated ("truncated"),
+/// the 128 x 128 tile as the variant "square", the 256 x 128 one as "wide",
+/// the 64 x 128 one as "narrow"; and 3xTF32, which promises
 /// FP32's accuracy: the variant "3xtf32" (launch_3xtf32()), which rounds A's
 /// split for short K and truncates it otherwise, picks the tile by its count
 /// and cuts the last round into slices; "3xtf32-truncated", "3xtf32-narrow"
