@@ -18,7 +18,7 @@ from pathlib import Path
 from ladder_tools import provenance
 
 from ladder_tools.formatting import (format_count, format_error, format_gflops, format_ms,
-                                     format_percent, parse_size)
+                                     format_percent, format_ratio, parse_size)
 from ladder_tools.results import (REFERENCE_GPU, ChapterResult, ResultsError,
                                   gpu_chapter_results, load_baseline, load_chapter_result,
                                   median_cublas_gflops, read_json)
@@ -111,8 +111,10 @@ FLOOR_KEYS = {
 
 
 #: The differential fuzzer's run of one chapter, as the GPU tests' summary
-#: (gpu-tests.json) records it: how many problems it tried and how many failed.
-FUZZ_KEYS = ("problems", "failed")
+#: (gpu-tests.json) records it: how many problems it tried and how many
+#: failed, and its scale check: the powers of two it scaled A and B by, and
+#: the worst error of a 3xTF32 variant against SGEMM's over them (a ratio).
+FUZZ_KEYS = ("problems", "failed", "scales_from", "scales_to", "scale_error_ratio")
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,7 @@ class ValueRequest:
 
 def parse_value_request(text: str) -> ValueRequest:
     """Parse '[gpu/]slug:size:key', '[gpu/]baseline:field', '[gpu/]cublas:size' or
-    '[gpu/]fuzz:slug:problems|failed'."""
+    '[gpu/]fuzz:slug:problems|failed|scales_from|scales_to|scale_error_ratio'."""
     gpu, _, rest = text.strip().rpartition("/")
     gpu = gpu or REFERENCE_GPU
     parts = rest.split(":")
@@ -206,8 +208,12 @@ def resolve_value(
         run = tests.get("fuzz", {}).get(request.slug)
         if run is None:
             return Value(NOT_MEASURED)
-        return Value(format_count(run[request.key]),
-                     why_stale=provenance.staleness(tests, Path(repo_root)), path=path)
+        if request.key not in run:
+            return Value(NOT_MEASURED)
+        value = run[request.key]
+        text = format_ratio(value) if request.key == "scale_error_ratio" else (
+            format_count(value) if value >= 0 else f"−{format_count(-value)}")
+        return Value(text, why_stale=provenance.staleness(tests, Path(repo_root)), path=path)
     if request.kind == "cublas":
         rate = median_cublas_gflops(
             gpu_chapter_results(root, request.gpu, repo_root), request.size

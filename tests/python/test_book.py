@@ -429,7 +429,9 @@ def test_values_are_formatted_with_units(tree):
 def test_the_fuzzers_counts_come_from_the_gpu_tests_and_go_stale_with_them(tree):
     repo, results, kernel = tree
     tests = {"inputs": {"chapters/01-test/kernel.cu": sha256_text(kernel.read_text())},
-             "fuzz": {"01-test": {"seeds": ["1"], "problems": 21600, "failed": 0}}}
+             "fuzz": {"01-test": {"seeds": ["1"], "problems": 21600, "failed": 0,
+                                  "scales_from": -123, "scales_to": 123,
+                                  "scale_error_ratio": 0.974744761}}}
     (results / "h100").mkdir()
     (results / "h100" / "gpu-tests.json").write_text(json.dumps(tests))
 
@@ -438,6 +440,8 @@ def test_the_fuzzers_counts_come_from_the_gpu_tests_and_go_stale_with_them(tree)
 
     assert value("h100/fuzz:01-test:problems").text == "21,600"
     assert value("h100/fuzz:01-test:failed").text == "0"
+    assert value("h100/fuzz:01-test:scales_from").text == "−123"
+    assert value("h100/fuzz:01-test:scale_error_ratio").text == "0.97"
     assert value("h100/fuzz:01-test:problems").stale is None
     assert value("fuzz:01-test:problems").text == NOT_MEASURED  # no such file on the h200
     assert value("h100/fuzz:02-other:problems").text == NOT_MEASURED

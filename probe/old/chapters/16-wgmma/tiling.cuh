@@ -1,0 +1,240 @@
+// Chapter 16's block tile, where its copies put B's floats in shared memory,
+// and how 3xTF32 splits A's floats: shared by the kernel (kernel.cuh), the
+// CPU tool that draws its bank maps (code/tools/bankmap.cu) and the CPU
+// tests, none of which compiles wgmma.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace ch16 {
+
+// [tiling]
+constexpr int BN = 128;          ///< columns of C (of B) per block
+constexpr int BK = 32;           ///< K per stage: 128 bytes of a row, one swizzle span
+constexpr int STAGES = 4;        ///< buffers in the ring between producer and consumers
+constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a copy
+constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
+constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
+constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
+
+/// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
+/// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
+/// PRODUCTS is 1 (TF32) or 3 (3xTF32, chapter 15's split); with 3, the
+/// tensor cores sum SUM_STEPS steps of 8 along K from zero, and an FP32
+/// addition adds that into the accumulators. ROUNDED: A's big part is A
+/// rounded to TF32 (chapter 15's split), not truncated (split_truncated()).
+template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false>
+struct Tiling {
+  static constexpr int BM = BM_;
+  static constexpr int PRODUCTS = PRODUCTS_;
+  static constexpr int SUM_STEPS = SUM_STEPS_;
+  static constexpr bool ROUNDED = ROUNDED_;
+  /// A's tiles per stage: A's own, and on 3xTF32 A's small and big parts
+  /// too, split once before the product (split_a()) and copied like A.
+  static constexpr int A_TILES = PRODUCTS == 3 ? 3 : 1;
+  /// The floats the copies bring per stage: A's tile, B's, then A's parts.
+  static constexpr int COPY_FLOATS = (A_TILES * BM + BN) * BK;
+  static constexpr int STAGE_FLOATS = COPY_FLOATS;
+  /// 3xTF32's stages are twice as large, so three fit where four did.
+  static constexpr int STAGES = PRODUCTS == 3 ? 3 : ch16::STAGES;
+  /// Rows of block tiles in one raster group (chapter 12's order), so that
+  /// the blocks running at once share their tiles of A and B in L2.
+  static constexpr int GROUP_M = 8;
+  /// The stages, and 1024 bytes to move the first to a 1024-byte boundary.
+  static constexpr int SMEM_BYTES = STAGES * STAGE_FLOATS * static_cast<int>(sizeof(float)) + 1024;
+  static_assert(BM == 64 || BM == 128 || BM == 256,
+                "the kernel has wgmma m64n64k8, m64n128k8 and m64n256k8");
+  static_assert(PRODUCTS == 1 || (PRODUCTS == 3 && BM <= 128),
+                "PRODUCTS is 1, or 3 with the 64- or 128-row tile (its sums take BM / 2 more "
+                "registers, too many beside the 256-row tile's accumulators)");
+  static_assert(SUM_STEPS >= 1 && (BK / 8) % SUM_STEPS == 0, "SUM_STEPS divides a stage's steps");
+  /// Registers per thread for the producer and the consumers (setmaxnreg),
+  /// or 0 to leave them as the compiler sets them. A 384-thread block gets
+  /// at most 65 536 / 384, about 170, per thread: 168, as registers come in
+  /// eights. The wide tile's 128 accumulators, and 3xTF32's 64 accumulators
+  /// with 64 sums, need more, and the producer needs few, so its warpgroup
+  /// gives some up: 128 threads at 40 and 256 at 232 make 64 512, 384 at 168.
+  static constexpr bool SHIFTS_REGISTERS = BM > 128 || PRODUCTS == 3;
+  static constexpr int PRODUCER_REGISTERS = SHIFTS_REGISTERS ? 40 : 0;
+  static constexpr int CONSUMER_REGISTERS = SHIFTS_REGISTERS ? 232 : 0;
+};
+
+/// The 128 x 128 tile: the variant "square", and the launcher's pick where
+/// the count (copy_rounds()) does not favour Wide.
+using Chosen = Tiling<128>;
+/// Twice as many rows: the same B tile serves twice the product.
+using Wide = Tiling<256>;
+/// Half as many rows: twice the blocks, for products whose 128 x 128 tiles
+/// leave SMs idle.
+using Narrow = Tiling<64>;
+/// 3xTF32 on the 128 x 128 tile, a stage's products summed from zero.
+using Split = Tiling<128, 3>;
+/// 3xTF32 with A rounded, as chapter 15 splits it, and the tensor cores'
+/// sums half as long: two steps of 8.
+using SplitRounded = Tiling<128, 3, 2, true>;
+/// The same two on the 64 x 128 tile.
+using SplitNarrow = Tiling<64, 3>;
+using SplitRoundedNarrow = Tiling<64, 3, 2, true>;
+// [end]
+
+// [pick]
+/// The count that picks a tile: an M x N product on `sms` SMs, one block of
+/// tiling T each, takes ceil(blocks / sms) rounds. Where the copies bound a
+/// K-step, a block's step lasts as long as its copies, (BM + BN) * BK
+/// floats, so the product lasts as long as rounds times that.
+template <class T>
+constexpr long long copy_rounds(int M, int N, int sms) {
+  const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  return (blocks + sms - 1) / sms * (T::BM + BN) * BK;
+}
+// [end]
+
+// [last-round]
+/// Where the tiles leave the last round part-filled, its tiles are cut
+/// along K into slices, a block each, as many as fill the SMs: chapter 13's
+/// split-K, on the last round alone. A slice's block writes its sums into
+/// the workspace; once all of a tile's slices have, each adds up its share
+/// of the tile into C (add_slices() in kernel.cuh).
+struct LastRound {
+  int tiles;            ///< tiles of C, in block_tile()'s order
+  int whole_tiles;      ///< the first tiles: a block each, straight into C
+  int slices;           ///< slices of each later tile (1: none is cut)
+  int steps;            ///< K-steps of a tile
+  int steps_per_slice;  ///< K-steps of every slice but the last
+};
+
+/// Tiling T's tiles for an M x N x K product, a block each, none cut.
+template <class T>
+constexpr LastRound uncut(int M, int N, int K) {
+  const int tiles = ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
+  const int steps = (K + BK - 1) / BK;
+  return {tiles, tiles, 1, steps, steps};
+}
+
+/// Tiling T's last round for an M x N x K product on `sms` SMs: its
+/// sms / tiles-left slices per tile, at most one per K-step; none where that
+/// is under 2.
+template <class T>
+constexpr LastRound last_round(int M, int N, int K, int sms) {
+  const LastRound whole = uncut<T>(M, N, K);
+  const int tiles = whole.tiles, steps = whole.steps;
+  const int left = tiles % sms;  // the last round's tiles, if it is part-filled
+  const int most = left == 0 ? 1 : sms / left;
+  const int slices = most < steps ? most : steps;
+  if (slices < 2) return whole;
+  const int per_slice = (steps + slices - 1) / slices;
+  // ceil(steps / per_slice) slices: none empty.
+  return {tiles, tiles - left, (steps + per_slice - 1) / per_slice, steps, per_slice};
+}
+
+/// The blocks a launch of `r` takes: one per whole tile, one per slice.
+constexpr int last_round_blocks(const LastRound& r) {
+  return r.whole_tiles + (r.tiles - r.whole_tiles) * r.slices;
+}
+
+/// Block `block`'s share: K-steps [first_step, end_step) of tile `tile`.
+/// `slice` numbers the slices of the cut tiles (its BM x BN matrix of the
+/// workspace), -1 for a whole tile.
+struct BlockWork {
+  int tile;
+  int first_step;
+  int end_step;
+  int slice;
+};
+
+__host__ __device__ constexpr BlockWork block_work(const LastRound& r, int block) {
+  if (block < r.whole_tiles) return {block, 0, r.steps, -1};
+  const int cut = block - r.whole_tiles;  // slice cut % slices of cut tile cut / slices
+  const int first = cut % r.slices * r.steps_per_slice;
+  const int end = first + r.steps_per_slice < r.steps ? first + r.steps_per_slice : r.steps;
+  return {r.whole_tiles + cut / r.slices, first, end, cut};
+}
+// [end]
+
+// [pick-3xtf32]
+/// 3xTF32's count. Its three products make the tensor cores, not the copies,
+/// bound a K-step, so the count is the K-steps of the busiest SM: a tile's
+/// steps per whole round, and a slice's in a cut last round, each step of
+/// the 128-row tile's length. A 64-row block multiplies half as much per
+/// step but likely takes longer than half: the rest of its step (B^T's
+/// fragments and their split, the waits) does not halve. Fitted to the
+/// variants' times at 4096 and 8192, where both tiles fill every SM: the
+/// 64-row tile runs at 0.73 times the 128-row tile's rate, so its step
+/// lasts 0.5 / 0.73, about 0.68, of one.
+constexpr double kNarrowSplitStep = 0.68;
+
+template <class T>
+constexpr double split_steps(int M, int N, int K, int sms) {
+  static_assert(T::PRODUCTS == 3 && (T::BM == 64 || T::BM == 128), "3xTF32's two tiles");
+  const LastRound r = last_round<T>(M, N, K, sms);
+  const int whole_rounds = (r.whole_tiles + sms - 1) / sms;
+  const int last = r.slices > 1 ? r.steps_per_slice : 0;
+  return (whole_rounds * r.steps + last) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
+}
+// [end]
+
+// [b-index]
+/// Where float (k, n) of a stage's B tile lies: the tile is BK rows (k) of
+/// BN floats (n), copied as BN / BOX_COLUMNS boxes of BOX_COLUMNS columns one
+/// after another, each with the 128-byte swizzle: 16-byte piece p of row k
+/// lands at piece p ^ (k % 8).
+__host__ __device__ constexpr int b_tile_index(int k, int n) {
+  const int box = n / BOX_COLUMNS, column = n % BOX_COLUMNS;
+  return box * BK * BOX_COLUMNS + k * BOX_COLUMNS + ((column / 4) ^ (k % 8)) * 4 + column % 4;
+}
+// [end]
+
+// [c-map]
+/// Which element of the block's tile of C a consumer's accumulator
+/// d[4 * j + r] holds: wgmma's accumulator layout, for C^T (rows n, columns
+/// m), read back as C. Consumer warp w (0 .. 7: four per consumer) holds
+/// C's columns 16w .. 16w + 15 for all BM rows. Its lane (g, t) = (lane / 4,
+/// lane % 4) holds, in each 8 rows j, rows 8j + 2t and 8j + 2t + 1 of
+/// columns 16w + g and 16w + g + 8: the layout of mma.sync's C fragment,
+/// transposed and repeated down the rows.
+__host__ __device__ constexpr int c_row(int lane, int j, int r) {
+  return 8 * j + 2 * (lane % 4) + r % 2;
+}
+__host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
+  return 16 * consumer_warp + lane / 4 + 8 * (r / 2);
+}
+// [end]
+
+// [split-a]
+/// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
+/// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
+/// of A's own tile. small is what that drops (exact: x and big share
+/// their exponent). big_finite is big, 0 for a non-finite x; small is 0 for
+/// an infinity. An infinity then reaches C through big * big alone, as in
+/// chapter 15. A NaN whose bits past the exponent lie only in the low 13
+/// reads as an infinity to wgmma, so for a NaN small is x with its top
+/// mantissa bit set (x made quiet): small * big carries the NaN into C.
+__host__ __device__ inline void split_truncated(float x, float& small, float& big_finite) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const uint32_t quiet_bits = bits | 0x00400000u;
+  float quiet;
+  std::memcpy(&quiet, &quiet_bits, sizeof quiet);
+  bits &= 0xffffe000u;  // the low 13 bits cleared
+  float big;
+  std::memcpy(&big, &bits, sizeof big);
+  const bool finite = std::isfinite(x);
+  small = finite ? x - big : (std::isnan(x) ? quiet : 0.0f);
+  big_finite = finite ? big : 0.0f;
+}
+// [end]
+
+// [keep-nan]
+/// x's bits as an operand that wgmma truncates: x itself, but a NaN with its
+/// quiet bit (bit 22) set, so that dropping the low 13 bits cannot turn a NaN
+/// whose payload lies only there (0x7f800001, say) into an infinity.
+__host__ __device__ inline uint32_t truncated_operand(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return std::isnan(x) ? bits | 0x00400000u : bits;
+}
+// [end]
+
+}  // namespace ch16
