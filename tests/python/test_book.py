@@ -659,7 +659,13 @@ def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
         assert record["reason"].split(" ")[0] in waiting.stale, record
     index = html(tmp_path, "index.html")
     assert "ladder-summary" in index
-    assert (NOT_MEASURED in index) == bool(waiting.missing)
+    # The index's summary lists each chapter's own result: one of those
+    # missing reads "(not measured)" there; a missing variant does not show.
+    own_missing = [name for name in waiting.missing if (ROOT / "chapters" / name).is_dir()]
+    if NOT_MEASURED in index:
+        assert waiting.missing
+    if own_missing:
+        assert NOT_MEASURED in index
     # Chapter 13's goals are judged from its result, not in the prose.
     assert "ladder-goals" in html(tmp_path, "chapters/13-tail/chapter.html")
     # Chapter 16 has two lists; the second (:brief:) does not repeat what
