@@ -841,9 +841,7 @@ inline void launch_truncated_by_count(const ladder::Gemm& g, cudaStream_t stream
 
 /// The chapter's own workspace: the copies', and A rounded (every tile
 /// needs the same).
-inline long long workspace_rounded(int M, int N, int K) {
-  return workspace_parts<Chosen>(M, N, K);
-}
+inline long long workspace_rounded(int M, int N, int K) { return workspace_parts<Chosen>(M, N, K); }
 
 // [pick-split]
 /// Below this K, 3xTF32 rounds A's split; from it on, it truncates. The
@@ -945,22 +943,23 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
 /// and cuts the last round into slices; "3xtf32-truncated", "3xtf32-narrow"
 /// and "3xtf32-rounded" (sums of two steps), each one way at every K, uncut.
 inline ladder::Chapter chapter() {
-  return {"16-wgmma",
-          "TMA and wgmma",
-          __FILE__,
-          {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, the tile the count picks",
-                           launch_by_count<>, workspace_rounded),
-           variant<Truncated>("truncated", "TF32 on wgmma, A and B truncated, the tile the count picks",
-                              launch_truncated_by_count, workspace_parts<Truncated>),
-           variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
-           variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
-           variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
-           variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K, last round cut",
-                          launch_3xtf32, workspace_3xtf32),
-           variant<Split>("3xtf32-truncated", "3xTF32 on wgmma, A truncated"),
-           variant<SplitNarrow>("3xtf32-narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
-           variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},
-          true};
+  return {
+      "16-wgmma",
+      "TMA and wgmma",
+      __FILE__,
+      {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, the tile the count picks",
+                       launch_by_count<>, workspace_rounded),
+       variant<Truncated>("truncated", "TF32 on wgmma, A and B truncated, the tile the count picks",
+                          launch_truncated_by_count, workspace_parts<Truncated>),
+       variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
+       variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
+       variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
+       variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K, last round cut",
+                      launch_3xtf32, workspace_3xtf32),
+       variant<Split>("3xtf32-truncated", "3xTF32 on wgmma, A truncated"),
+       variant<SplitNarrow>("3xtf32-narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
+       variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},
+      true};
 }
 
 }  // namespace ch16

@@ -434,8 +434,9 @@ bool check_pipeline(EncodeTiled encode, int time_size) {
 // the CPU's result is exact and must be met exactly.
 bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
   static const bool allowed = [] {
-    PROBE_CHECK(cudaFuncSetAttribute(
-        sgemm_wgmma<Truncated>, cudaFuncAttributeMaxDynamicSharedMemorySize, Truncated::SMEM_BYTES));
+    PROBE_CHECK(cudaFuncSetAttribute(sgemm_wgmma<Truncated>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     Truncated::SMEM_BYTES));
     return true;
   }();
   (void)allowed;

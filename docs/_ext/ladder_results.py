@@ -218,11 +218,15 @@ class PlotDirective(_ChapterDirective):
                         "markers, off the line.")
         if stale:
             caption += f" Stale: {', '.join(stale)}."
-        return [figure(
+        node = figure(
             lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode, reference),
             alt=f"GFLOP/s and percent of cuBLAS by matrix size for {self.arguments[0]}",
             caption=caption,
-        )]
+        )
+        # Two panels side by side: on a phone the figure keeps a width where
+        # its labels stay legible and scrolls sideways (ladder.css).
+        node["classes"].append("ladder-two-panel")
+        return [node]
 
 
 # --------------------------------------------------------------------------

@@ -629,7 +629,7 @@ TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
     ch16::split_truncated(x, small, big);
     uint32_t big_bits;
     std::memcpy(&big_bits, &big, sizeof big_bits);
-    EXPECT_EQ(big_bits & 0x1fffu, 0u) << x;  // TF32: the low 13 bits are zero
+    EXPECT_EQ(big_bits & 0x1fffu, 0u) << x;              // TF32: the low 13 bits are zero
     EXPECT_EQ(big + small / ch16::kSmallScale, x) << x;  // nothing is lost
     EXPECT_TRUE(small == 0.0f || std::signbit(small) == std::signbit(x)) << x;  // truncated
     if (std::fpclassify(x) == FP_NORMAL)  // scaled, still below x's own exponent

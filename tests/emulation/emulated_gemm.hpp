@@ -214,7 +214,8 @@ inline void check_scale_invariance(const ladder::Variant& variant, Size size, in
   std::uniform_real_distribution<float> magnitude(1.0f, 2.0f);
   std::bernoulli_distribution negative(0.5);
   const auto draw = [&](Guarded& x) {
-    for (size_t i = 0; i < x.size(); ++i) x.data()[i] = negative(rng) ? -magnitude(rng) : magnitude(rng);
+    for (size_t i = 0; i < x.size(); ++i)
+      x.data()[i] = negative(rng) ? -magnitude(rng) : magnitude(rng);
   };
   Guarded A(size_t(M) * K, false), B(size_t(K) * N, false);
   draw(A);

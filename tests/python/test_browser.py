@@ -616,6 +616,12 @@ def test_a_phone_sees_every_page_without_sideways_scrolling(site, server, browse
                                 f"overflowing: {seen['tooWide']}; sticking out: {seen['wide']}")
             if seen["header"] in (None, "none") or seen["headerHeight"] <= 0:
                 problems.append(f"{page}: no mobile header ({seen['header']})")
+            # A two-panel plot keeps a legible width and scrolls in its own box.
+            shrunk = browser.execute_script(
+                "return [...document.querySelectorAll('figure.ladder-two-panel img')]"
+                ".filter(i => i.offsetParent && i.getBoundingClientRect().width < 600).length")
+            if shrunk:
+                problems.append(f"{page}: {shrunk} two-panel plots shrunk below 600 px")
             if page == CHAPTER:
                 browser.save_screenshot(str(artifacts_dir() / "browser-phone.png"))
             problems += [f"{page}: console error: {m}" for m in console_errors(browser)]

@@ -424,8 +424,10 @@ inline ScaleReport check_scales(const Chapter& chapter, const Variant& variant,
     CUDA_CHECK(cudaMemcpy(A.get(), a.data(), a_n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(B.get(), b.data(), b_n * sizeof(float), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(C.get(), 0xff, c_n * sizeof(float)));
-    const Gemm g{p.M,  p.N,     p.K,     1.0f, A.get(), B.get(), 0.0f, C.get(),
-                 workspace > 0 ? W.get() : nullptr, workspace};
+    const Gemm g{p.M,      p.N,     p.K,
+                 1.0f,     A.get(), B.get(),
+                 0.0f,     C.get(), workspace > 0 ? W.get() : nullptr,
+                 workspace};
     variant.launch(g, nullptr);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -454,8 +456,9 @@ inline ScaleReport check_scales(const Chapter& chapter, const Variant& variant,
   if (r.deterministic) {
     for (int s : checked_scales())
       if (!same_bits(product(scaled(a1, s), scaled(b1, -s)), plain)) {
-        if (r.differing++ == 0) r.why = "C(2^" + std::to_string(s) + " A, 2^" +
-                                        std::to_string(-s) + " B) differs from C(A, B)";
+        if (r.differing++ == 0)
+          r.why = "C(2^" + std::to_string(s) + " A, 2^" + std::to_string(-s) +
+                  " B) differs from C(A, B)";
       }
   }
 
@@ -480,8 +483,8 @@ inline ScaleReport check_scales(const Chapter& chapter, const Variant& variant,
         widen_finite<<<1024, 256>>>(B.get(), B64.get(), b_n);
         CUDA_CHECK_LAUNCH();
         const double one64 = 1.0, zero64 = 0.0;
-        CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M, p.K, &one64,
-                                 B64.get(), p.N, A64.get(), p.K, &zero64, C64.get(), p.N));
+        CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M, p.K, &one64, B64.get(),
+                                 p.N, A64.get(), p.K, &zero64, C64.get(), p.N));
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<double> ref = C64.to_host();
         const double ratio = norm_error(out, ref) / norm_error(C.to_host(), ref);
@@ -631,7 +634,7 @@ inline int run(const Chapter& chapter, int argc, char** argv) {
     if (sr.checked) {
       std::printf("%s %s: scales 2^%d to 2^%d: %s", chapter.slug.c_str(), variant.name.c_str(),
                   checked_scales().front(), checked_scales().back(),
-                  !sr.deterministic ? "not bit-reproducible, bits not compared"
+                  !sr.deterministic   ? "not bit-reproducible, bits not compared"
                   : sr.differing == 0 ? "the same bits at every scale"
                                       : "bits differ");
       if (sr.worst_ratio > 0)
