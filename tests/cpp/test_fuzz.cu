@@ -92,3 +92,39 @@ TEST(Fuzz, TheOracleClassesAsFp32ArithmeticDoes) {
 }
 
 }  // namespace
+
+// The fuzzer's command line goes through the book's one parser: what a
+// failure prints to repeat a problem (a 64-bit seed among them) reads back.
+TEST(Fuzz, TheCommandLineThatRepeatsAProblemReadsBack) {
+  const char* argv[] = {"fuzz-16-wgmma", "--variant", "3xtf32",    "--seed", "18446744073709551615",
+                        "--problem",     "17",        "--aligned", "--json", "out.json"};
+  ladder::fuzz::Options o;
+  bool help = false;
+  EXPECT_EQ(ladder::fuzz::parse_options(10, argv, o, help), "");
+  EXPECT_FALSE(help);
+  EXPECT_EQ(o.variant, "3xtf32");
+  ASSERT_EQ(o.seeds.size(), 1u);
+  EXPECT_EQ(o.seeds[0], 18446744073709551615ull);
+  EXPECT_EQ(o.only, 17);
+  EXPECT_FALSE(o.offsets);
+  EXPECT_EQ(o.json_path, "out.json");
+}
+
+TEST(Fuzz, ABadCommandLineSaysWhatIsWrong) {
+  for (std::vector<const char*> args :
+       std::vector<std::vector<const char*>>{{"fuzz", "--seed", "-1"},
+                                             {"fuzz", "--seed", "18446744073709551616"},
+                                             {"fuzz", "--problems", "0"},
+                                             {"fuzz", "--problem"},
+                                             {"fuzz", "--offsets"}}) {
+    ladder::fuzz::Options o;
+    bool help = false;
+    EXPECT_NE(ladder::fuzz::parse_options(static_cast<int>(args.size()), args.data(), o, help), "")
+        << args[1];
+  }
+  const char* argv[] = {"fuzz", "--help"};
+  ladder::fuzz::Options o;
+  bool help = false;
+  EXPECT_EQ(ladder::fuzz::parse_options(2, argv, o, help), "");
+  EXPECT_TRUE(help);
+}

@@ -19,6 +19,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +35,7 @@
 #include "cuda_check.hpp"
 #include "device.cuh"
 #include "json.hpp"
+#include "options.hpp"
 
 namespace ladder::fuzz {
 
@@ -549,33 +551,48 @@ inline const char* kUsage =
     "--problem I runs problem I of each seed alone; --aligned keeps the matrices on\n"
     "16-byte boundaries (chapters that ask for cudaMalloc's alignment).\n";
 
+/// Reads the fuzzer's command line into `o` (the book's one parser,
+/// options.hpp): "" when it is good, else one line that says what is wrong.
+/// `help` is set by --help.
+inline std::string parse_options(int argc, const char* const* argv, Options& o, bool& help) {
+  bool aligned = false;
+  ArgParser parser;
+  parser
+      .value("--seed",
+             [&o](const std::string& text) {
+               // Any 64-bit seed: the fresh ones the fuzzer prints are.
+               errno = 0;
+               char* end = nullptr;
+               const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
+               if (text.empty() || text[0] == '-' || *end != '\0' || errno == ERANGE)
+                 return "bad value '" + text +
+                        "' for --seed: expected an integer from 0 to 2^64 - 1";
+               o.seeds.push_back(seed);
+               return std::string();
+             })
+      .flag("--fresh-seed", &o.fresh_seed)
+      .value("--problems", integer_into("--problems", 1, &o.problems))
+      .value("--variant", text_into(&o.variant))
+      .value("--problem", integer_into("--problem", 0, &o.only))
+      .flag("--aligned", &aligned)
+      .value("--device", integer_into("--device", 0, &o.device))
+      .value("--json", text_into(&o.json_path))
+      .flag("--help", &help);
+  const std::string why = parser.parse(argc, argv);
+  o.offsets = !aligned;
+  return why;
+}
+
 /// Fuzzes `chapter`: returns 0 when every problem passed, 1 when one failed,
 /// 2 for a bad command line, kExitNoGpu (77) without a GPU.
 inline int run(const Chapter& chapter, int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--seed" && has_value) {
-      o.seeds.push_back(std::strtoull(argv[++i], nullptr, 10));
-    } else if (arg == "--fresh-seed") {
-      o.fresh_seed = true;
-    } else if (arg == "--problems" && has_value) {
-      o.problems = std::atoi(argv[++i]);
-    } else if (arg == "--variant" && has_value) {
-      o.variant = argv[++i];
-    } else if (arg == "--problem" && has_value) {
-      o.only = std::atoi(argv[++i]);
-    } else if (arg == "--aligned") {
-      o.offsets = false;
-    } else if (arg == "--device" && has_value) {
-      o.device = std::atoi(argv[++i]);
-    } else if (arg == "--json" && has_value) {
-      o.json_path = argv[++i];
-    } else {
-      std::fprintf(stderr, kUsage, argv[0]);
-      return arg == "--help" ? 0 : 2;
-    }
+  bool help = false;
+  const std::string why = parse_options(argc, argv, o, help);
+  if (help || !why.empty()) {
+    if (!why.empty()) std::fprintf(stderr, "%s: %s\n", program_name(argv[0]).c_str(), why.c_str());
+    std::fprintf(stderr, kUsage, argv[0]);
+    return why.empty() ? 0 : 2;
   }
   if (o.seeds.empty()) {
     o.seeds = {1, 2};
