@@ -780,16 +780,14 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     last = g;
   }
   static const int sms = ch13::sm_count();
-  // 3xTF32: split_a() first, 256 threads a block, at most 8 blocks an SM.
+  // A pass over A first (3xTF32's split_a(), TF32's round_a()): 256 threads
+  // a block, at most 8 blocks an SM.
+  const long long count = 1ll * g.M * g.K;
+  const int blocks = static_cast<int>(std::min<long long>((count / 4 + 255) / 256, 8ll * sms));
   if constexpr (T::PRODUCTS == 3) {
-    const long long count = 1ll * g.M * g.K;
-    const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
-    split_a<T::ROUNDED>
-        <<<static_cast<int>(blocks), 256, 0, stream>>>(g.A, count, small, big_finite, big);
-  } else if constexpr (T::ROUNDED) {  // TF32 rounded: round_a() first, the same way
-    const long long count = 1ll * g.M * g.K;
-    const long long blocks = std::min<long long>((count / 4 + 255) / 256, 8ll * sms);
-    round_a<<<static_cast<int>(blocks), 256, 0, stream>>>(g.A, count, big);
+    split_a<T::ROUNDED><<<blocks, 256, 0, stream>>>(g.A, count, small, big_finite, big);
+  } else if constexpr (T::ROUNDED) {
+    round_a<<<blocks, 256, 0, stream>>>(g.A, count, big);
   }
   float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);

@@ -399,16 +399,6 @@ constexpr int kRatioScale = 120;
 /// The worst error ratio 3xTF32 may have against SGEMM at any scale.
 constexpr double kMaxScaleRatio = 1.5;
 
-/// ||out - ref|| / ||ref|| in FP64.
-inline double norm_error(const std::vector<float>& out, const std::vector<double>& ref) {
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    diff += (double(out[i]) - ref[i]) * (double(out[i]) - ref[i]);
-    norm += ref[i] * ref[i];
-  }
-  return std::sqrt(diff / norm);
-}
-
 inline ScaleReport check_scales(const Chapter& chapter, const Variant& variant,
                                 cublasHandle_t handle) {
   ScaleReport r;
@@ -489,7 +479,12 @@ inline ScaleReport check_scales(const Chapter& chapter, const Variant& variant,
                                  p.N, A64.get(), p.K, &zero64, C64.get(), p.N));
         CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<double> ref = C64.to_host();
-        const double ratio = norm_error(out, ref) / norm_error(C.to_host(), ref);
+        // Norm-wise errors (accuracy.hpp); a NaN or Inf in either makes the ratio NaN.
+        const auto error = [&](const std::vector<float>& c) {
+          const Accuracy acc = compare_within(c.data(), ref.data(), c.size(), 0.0);
+          return acc.bad_values > 0 ? NAN : acc.rel_norm_err;
+        };
+        const double ratio = error(out) / error(C.to_host());
         if (!(ratio <= r.worst_ratio)) {  // a NaN ratio is the worst
           r.worst_ratio = ratio;
           r.worst_scale = s;
