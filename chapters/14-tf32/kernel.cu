@@ -9,7 +9,7 @@
 #include "kernel.cuh"
 
 int main(int argc, char** argv) {
-  // A GPU that gives a block too little shared memory is refused in one line.
-  if (const int refused = ch14::refuse_if_too_big(ch14::chapter(), argc, argv)) return refused;
-  return ladder::run_chapter(ch14::chapter(), argc, argv);
+  // On a GPU that gives a block too little shared memory for the chapter's
+  // own variant, a variant that fits runs, or the run is refused in one line.
+  return ch14::run_fitting(ch14::chapter(), argc, argv);
 }

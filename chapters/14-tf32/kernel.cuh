@@ -5,6 +5,9 @@
 // multiply (3xTF32).
 #pragma once
 
+#include <algorithm>
+#include <cstdlib>
+#include <ladder/arch.hpp>
 #include <ladder/runner.cuh>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -51,8 +54,9 @@ constexpr const char* tiling_error(int BM, int BN, int BK, int WM, int WN, int S
     return broken_rule("the threads' 16-byte copies must cover each tile exactly");
   }
   const int stage_floats = BM * (BK + 4) + BK * (BN + 8);
-  if (STAGES * stage_floats * 4 > 227 * 1024) {
-    return broken_rule("the stages must fit the 227 KiB of shared memory a block can have");
+  if (STAGES * stage_floats * 4 > ladder::arch::kHopper.smem_per_block_optin) {
+    return broken_rule(
+        "the stages must fit the 227 KiB of shared memory a block can have on sm_90");
   }
   return nullptr;
 }
@@ -653,36 +657,73 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [end]
 
 // [fits]
-/// Exit code 2, after one line that says why, when the GPU a run asks for
-/// (--device, or 0) gives a block less shared memory than the variant it
-/// asks for (--variant, or the chapter's own) takes: an H100 gives 227 KiB,
-/// an RTX 30 or 40 (sm_86, sm_89) 99 KiB. 0 when it fits, when the run needs
-/// no GPU (--describe, --help), and when there is none (the runner says so).
-inline int refuse_if_too_big(const ladder::Chapter& chapter, int argc, char** argv) {
+/// Runs `chapter` on a variant that fits the GPU. The GPU a run asks for
+/// (--device, or 0) gives a block a limit of shared memory: 227 KiB on an
+/// H100, 99 KiB on an RTX 30, 40 or 50 (ladder/arch.hpp). A variant asked for
+/// by name (--variant) that takes more is refused in one line, exit code 2.
+/// Without --variant, where the chapter's own variant takes more, the first
+/// of its variants that fits runs, and one line says so; where none fits, the
+/// run is refused. --describe and --help, and a machine with no GPU, go
+/// straight to the runner. $LADDER_SMEM_PER_BLOCK, where it is lower than
+/// the GPU's limit, stands in for it: a larger GPU then tries a smaller one's
+/// choice (the GPU tests gpu.14-tf32.99kib*, gpu.15-3xtf32.99kib).
+inline int run_fitting(const ladder::Chapter& chapter, int argc, char** argv) {
   int device = 0;
-  std::string name = ladder::kDefaultVariant;
+  const char* asked = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--describe" || arg == "--help") return 0;
+    if (arg == "--describe" || arg == "--help") return ladder::run_chapter(chapter, argc, argv);
     if (arg == "--device" && i + 1 < argc) device = std::atoi(argv[i + 1]);
-    if (arg == "--variant" && i + 1 < argc) name = argv[i + 1];
+    if (arg == "--variant" && i + 1 < argc) asked = argv[i + 1];
   }
-  int limit = 0;
-  if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-      cudaSuccess) {
+  int cc_major = 0, cc_minor = 0, smem = 0, threads = 0, registers = 0;
+  if (cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerBlock, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&registers, cudaDevAttrMaxRegistersPerBlock, device) != cudaSuccess) {
     cudaGetLastError();  // no GPU: the runner reports it
-    return 0;
+    return ladder::run_chapter(chapter, argc, argv);
   }
+  if (const char* lower = std::getenv("LADDER_SMEM_PER_BLOCK"))
+    smem = std::min(smem, std::atoi(lower));
+  const ladder::arch::Arch gpu =
+      ladder::arch::with_limits(10 * cc_major + cc_minor, smem, threads, registers);
+  auto fits = [&](const ladder::Variant& v) {
+    return ladder::arch::why_not(gpu, v.kernel.dynamic_smem_bytes, v.kernel.threads_per_block) ==
+           nullptr;
+  };
+  const ladder::Variant& own = chapter.variants.front();
+  const std::string name = asked ? asked : own.name;
   for (const ladder::Variant& v : chapter.variants) {
-    if (v.name == name && v.kernel.dynamic_smem_bytes > limit) {
+    if (v.name != name || fits(v)) continue;
+    if (asked) {
       std::fprintf(stderr,
                    "%s: variant %s takes %d bytes of shared memory a block; this GPU gives at "
                    "most %d\n",
-                   chapter.slug.c_str(), name.c_str(), v.kernel.dynamic_smem_bytes, limit);
+                   chapter.slug.c_str(), name.c_str(), v.kernel.dynamic_smem_bytes, smem);
       return 2;
     }
+    for (const ladder::Variant& other : chapter.variants) {
+      if (!fits(other)) continue;
+      std::fprintf(stderr,
+                   "%s: this GPU gives a block at most %d bytes of shared memory and the "
+                   "chapter's own variant takes %d; running the variant %s\n",
+                   chapter.slug.c_str(), smem, own.kernel.dynamic_smem_bytes, other.name.c_str());
+      std::string flag = "--variant", choice = other.name;
+      std::vector<char*> args(argv, argv + argc);
+      args.push_back(flag.data());
+      args.push_back(choice.data());
+      return ladder::run_chapter(chapter, static_cast<int>(args.size()), args.data());
+    }
+    std::fprintf(stderr,
+                 "%s: this GPU gives a block at most %d bytes of shared memory; no variant of "
+                 "the chapter fits (the chapter's own takes %d)\n",
+                 chapter.slug.c_str(), smem, own.kernel.dynamic_smem_bytes);
+    return 2;
   }
-  return 0;
+  return ladder::run_chapter(chapter, argc, argv);
 }
 // [end]
 

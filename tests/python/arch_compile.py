@@ -1,0 +1,104 @@
+"""Compiles every chapter for one GPU architecture the book names, with the
+nvcc line its kernel.cu prints for a reader, and checks the outcome against
+ladder/arch.hpp (read through the `archs` tool): a chapter whose needs the
+architecture has compiles; any other stops with one #error line that names
+what it needs. Device code only (-cubin): nothing is linked or run.
+
+Usage: arch_compile.py <archs binary> <cc>     e.g. ... build/bin/archs 75
+Exit 0 when every chapter behaves as the table says; 1 with one line per
+chapter that does not; 77 (skipped) without nvcc.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD_LINE_MARK = "// Build this chapter alone, from its folder:"
+
+
+def build_line(kernel: Path) -> list[str]:
+    """The nvcc command the chapter's kernel.cu prints for a reader, split
+    into words."""
+    lines = kernel.read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == BUILD_LINE_MARK:
+            return lines[i + 1].lstrip("/ ").split()
+    raise ValueError(f"{kernel}: no line '{BUILD_LINE_MARK}'")
+
+
+def for_arch(words: list[str], cc: int, out: Path) -> list[str]:
+    """The reader's nvcc line made to compile the device code alone for sm_<cc>:
+    its architecture replaced, its linking and output replaced by -cubin."""
+    command = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word == "-o":
+            skip = True
+            continue
+        if word.startswith(("-arch=", "-gencode=")) or word.startswith("-l"):
+            continue
+        command.append(word)
+    return [*command, f"-arch=sm_{cc}", "-cubin", "-o", str(out)]
+
+
+def check(chapter: Path, cc: int, compiles: bool, scratch: Path) -> str | None:
+    """Why `chapter` does not behave as the table says on sm_<cc>, or None."""
+    command = for_arch(build_line(chapter / "kernel.cu"), cc, scratch / f"{chapter.name}.cubin")
+    done = subprocess.run(command, cwd=chapter, capture_output=True, text=True)
+    said = (done.stdout + done.stderr).strip()
+    if compiles:
+        if done.returncode != 0:
+            first = said.splitlines()[0] if said else f"exit code {done.returncode}"
+            return f"{chapter.name}: does not compile for sm_{cc}: {first}"
+        return None
+    if done.returncode == 0:
+        return f"{chapter.name}: compiles for sm_{cc}, which lacks what the chapter needs"
+    errors = [line for line in said.splitlines() if re.search(r"\berror\b", line)]
+    directives = [line for line in errors if re.search(r"error: #error", line)]
+    if len(directives) != 1 or not re.search(r"sm_\d", directives[0]):
+        return (f"{chapter.name}: on sm_{cc} it must stop with one #error that names the "
+                f"architecture it needs; it said: {errors[:2]}")
+    return None
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print("usage: arch_compile.py <archs binary> <cc>", file=sys.stderr)
+        return 2
+    if shutil.which("nvcc") is None:
+        print("nvcc is not on PATH: skipped", file=sys.stderr)
+        return 77
+    table = json.loads(subprocess.run([argv[1]], check=True, capture_output=True,
+                                      text=True).stdout)
+    cc = int(argv[2])
+    arch = next((a for a in table["archs"] if a["cc"] == cc), None)
+    if arch is None:
+        print(f"sm_{cc} is not in ladder/arch.hpp", file=sys.stderr)
+        return 2
+    chapters = sorted(p.parent for p in (ROOT / "chapters").glob("*/kernel.cu"))
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(2) as pool:
+        jobs = [(chapter, pool.submit(
+            check, chapter, cc,
+            arch["has"][table["chapter_needs"].get(chapter.name, "nothing")], Path(scratch)))
+                for chapter in chapters]
+        failures = [why for _, job in jobs if (why := job.result())]
+    for why in failures:
+        print(why)
+    if not failures:
+        print(f"sm_{cc}: {len(chapters)} chapters behave as ladder/arch.hpp says")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
