@@ -2,7 +2,7 @@
 // chapter needs beyond Part I, from ladder/arch.hpp, printed as JSON for the
 // book (the line on the GPUs that run each chapter) and for the CPU test that
 // compiles every chapter for them (tests/python/arch_compile.py). Runs on the
-// CPU; takes no options.
+// CPU; its one option, --json, changes nothing.
 #include <cstdio>
 #include <cstring>
 #include <ladder/arch.hpp>
@@ -26,9 +26,10 @@ const char* needs_name(ladder::arch::Needs needs) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1) {
-    std::fprintf(stderr, "archs: takes no options (%s)\n", argv[1]);
-    return std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  // The output is JSON either way; --json is taken as the other tools take it.
+  if (argc > 2 || (argc == 2 && std::strcmp(argv[1], "--json") != 0)) {
+    std::fprintf(stderr, "usage: archs [--json]\n");
+    return 2;
   }
   using namespace ladder::arch;
   ladder::Json archs = ladder::Json::array();

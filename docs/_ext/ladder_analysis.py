@@ -71,6 +71,12 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     sizes not measured are grey cells and gaps, and a note counts them
     (figures/tail_map.py).
 
+``{ladder-gpus} [<chapter>]``
+    per architecture the book names (build/bin/archs, ladder/arch.hpp), its
+    GPUs and what runs the chapter there: its own variant, the variant its
+    launcher picks where the own one's block does not fit, or why nothing
+    does (ladder_tools.archs); without a chapter, one row per chapter built.
+
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
 
@@ -123,7 +129,8 @@ from ladder_tools import results
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
 from ladder_tools.fragmap import run_fragmap
 from ladder_tools.warpmap import chapter_accesses
-from ladder_tools.binaries import AnalysisError, chapter_binaries, find_variant, require_binary
+from ladder_tools.binaries import (AnalysisError, chapter_binaries, describe, find_variant,
+                                   require_binary, tool_json)
 from ladder_tools.formatting import DASH, format_gflops, format_size
 from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
 from ladder_tools.kernels import (KERNEL_PREFIX, folded_name, pick_kernel, select_kernels,
@@ -133,6 +140,7 @@ from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, nc
                               parse_model)
 from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
                                     arch_of_capability, kernel_resources, resources_rows)
+from ladder_tools import archs as archs_tools
 from ladder_tools import tailplan
 from ladder_tools.sweep_results import (Sweep, chapter_kernel_text, committed_config, load_sweep,
                                         sweep_pairs, sweep_path, sweep_rows)
@@ -1033,6 +1041,49 @@ class TransposeDirective(_AnalysisDirective):
         return block
 
 
+# --------------------------------------------------------------------------
+# {ladder-gpus} [<chapter>]
+# --------------------------------------------------------------------------
+
+
+class GpusDirective(_AnalysisDirective):
+    """Which GPUs run a chapter, and with which variant (or every chapter)."""
+
+    optional_arguments = 1
+
+    def render(self) -> list[nodes.Node]:
+        table_json = tool_json(self.binary("archs"), [])
+        if self.arguments:
+            slug = self.arguments[0]
+            found = archs_tools.verdicts(table_json, describe(self.binary(slug)))
+            rows = [[v.arch, v.gpus, self.what_runs(v)] for v in found]
+            return [table([["Architecture", "GPUs", "What runs"]], rows,
+                          classes=["ladder-table", "ladder-gpus"]),
+                    provenance_paragraph(self.env, self.COMPUTED)]
+        header = ["Chapter", *(f"sm_{a['cc']}" for a in table_json["archs"])]
+        rows = []
+        for slug, path in chapter_binaries(self.repo_root, self.build_dir):
+            self.track(path)
+            found = archs_tools.verdicts(table_json, describe(path))
+            rows.append([slug, *(v.runs or DASH for v in found)])
+        return [table([header], rows, classes=["ladder-table", "ladder-gpus"]),
+                provenance_paragraph(self.env, self.COMPUTED + " A dash: the chapter does "
+                                     "not run there (its page says why).")]
+
+    COMPUTED = ("Computed: each architecture's limits and instructions from "
+                "ladder/arch.hpp, each variant's block from the chapter's --describe. A "
+                "CPU test compiles every chapter for sm_75 and sm_120 to check the "
+                "instructions; the limits are checked again at run time.")
+
+    @staticmethod
+    def what_runs(verdict) -> str:
+        if verdict.runs is None:
+            return verdict.why[:1].upper() + verdict.why[1:] + "."
+        if verdict.why == "the chapter's own variant fits":
+            return f"Its own variant ({verdict.runs})."
+        return f"The variant {verdict.runs}: {verdict.why}."
+
+
 def setup(app):
     app.setup_extension("ladder_base")
     app.add_directive("ladder-resources", ResourcesDirective)
@@ -1055,5 +1106,6 @@ def setup(app):
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)
     app.add_directive("ladder-issue", IssueDirective)
+    app.add_directive("ladder-gpus", GpusDirective)
     return {"version": "1", "env_version": 1,
             "parallel_read_safe": True, "parallel_write_safe": True}
