@@ -528,6 +528,25 @@ __device__ void compute_tile(float (&acc)[T::MI][T::NI][4], const float* As, con
 }
 // [end]
 
+// [not-finite]
+/// FP32's own sum of row `row` of A times column `col` of B: one fused
+/// multiply-add per k, in order of k.
+__device__ inline float fp32_dot(const ladder::Gemm& g, int row, int col) {
+  float sum = 0.0f;
+  for (int k = 0; k < g.K; ++k) sum = fmaf(g.A[row * g.K + k], g.B[k * g.N + col], sum);
+  return sum;
+}
+
+/// `sum`, or where it is not finite, the same sum computed again in FP32.
+/// Rounding to TF32 can change a value's class: a value below 2^-137 rounds
+/// to 0, so infinity times it gives NaN where FP32 gives an infinity, and a
+/// value at or above 2^128 (1 - 2^-12) rounds to infinity. A sum that meets
+/// either is not finite, so a finite sum is kept at the cost of one test.
+__device__ inline float fp32_where_not_finite(float sum, const ladder::Gemm& g, int row, int col) {
+  return isfinite(sum) ? sum : fp32_dot(g, row, col);
+}
+// [end]
+
 // [kernel]
 /// @brief C = alpha * A * B + beta * C on the tensor cores (mma.sync, TF32
 /// inputs, FP32 accumulators), with a STAGES-deep cp.async pipeline.
@@ -591,16 +610,19 @@ __global__ void __launch_bounds__(T::NUM_THREADS) sgemm_mma(ladder::Gemm g) {
         const int r = 2 * half;
         const int row = block_row + warp_m * T::WM + mi * T::MMA_M + c_frag_row(lane, r);
         const int col = block_col + warp_n * T::WN + ni * T::MMA_N + c_frag_col(lane, r);
-        const float x = acc[mi][ni][r], y = acc[mi][ni][r + 1];
+        // A sum that is not finite is FP32's own ([not-finite]).
+        const bool inside = row < g.M && col < g.N, next_inside = row < g.M && col + 1 < g.N;
+        const float x = inside ? fp32_where_not_finite(acc[mi][ni][r], g, row, col) : 0.0f;
+        const float y =
+            next_inside ? fp32_where_not_finite(acc[mi][ni][r + 1], g, row, col + 1) : 0.0f;
         float* out = &g.C[row * g.N + col];
         if constexpr (P == Path::kGeneral) {
           // Any N: the two columns may straddle the edge, and a float2 may be misaligned.
-          if (row < g.M && col < g.N)
-            out[0] = g.alpha * x + (g.beta == 0.0f ? 0.0f : g.beta * out[0]);
-          if (row < g.M && col + 1 < g.N) {
+          if (inside) out[0] = g.alpha * x + (g.beta == 0.0f ? 0.0f : g.beta * out[0]);
+          if (next_inside) {
             out[1] = g.alpha * y + (g.beta == 0.0f ? 0.0f : g.beta * out[1]);
           }
-        } else if (P == Path::kExact || (row < g.M && col < g.N)) {
+        } else if (P == Path::kExact || inside) {
           // N % 4 == 0 and col even: both columns are inside, 8-byte aligned.
           // BLAS semantics: with beta == 0, C is output only and is never read.
           const float2 c_in =

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -194,6 +195,48 @@ inline void check_nan_payloads(const ladder::Variant& variant, Size size) {
         s << "C(" << m << ", " << n << ") = " << c
           << (want_nan ? ", expected NaN" : ", expected finite");
         first = s.str();
+      }
+    }
+  EXPECT_EQ(wrong, 0) << "first: " << first;
+}
+
+/// Values whose class rounding to TF32 changes, each where FP32 gives one
+/// answer for certain: in row `m`, A holds an infinity at k = 0 and B's
+/// column `n` a value of 2^-140 there (below TF32's 2^-137, so TF32 rounds it
+/// to 0 and infinity times it to NaN; FP32 gives an infinity); in row `m + 1`,
+/// A holds FLT_MAX (TF32 rounds it to infinity) and the rest of B's row 0
+/// holds 0.5, so FP32's sums stay finite. Every other input is 0, alpha 1
+/// and beta 0. An infinity or a 0 must come out as FP32 gives it; a finite
+/// sum within 2^-20 of FP32's (3xTF32 is near FP32, not bit for bit).
+inline void check_class_kept(const ladder::Variant& variant, Size size) {
+  const int M = size.M, N = size.N, K = size.K, m = M / 3, n = N / 2;
+  SCOPED_TRACE("variant " + variant.name + ", values whose class TF32 changes");
+  ASSERT_EQ(variant.accepts(M, N, K), "");
+  Guarded A(size_t(M) * K, false), B(size_t(K) * N, false), C(size_t(M) * N, false);
+  for (size_t i = 0; i < A.size(); ++i) A.data()[i] = 0.0f;
+  for (size_t i = 0; i < B.size(); ++i) B.data()[i] = 0.0f;
+  A.data()[size_t(m) * K] = INFINITY;
+  A.data()[size_t(m + 1) * K] = FLT_MAX;
+  for (int j = 0; j < N; ++j) B.data()[j] = j == n ? std::ldexp(1.0f, -140) : 0.5f;
+  const long long workspace = ladder::workspace_floats(variant, M, N, K);
+  Guarded W(size_t(workspace), false);
+  const ladder::Gemm g{M, N, K, 1.0f, A.data(), B.data(), 0.0f, C.data(), W.data(), workspace};
+  ASSERT_NO_THROW(variant.launch(g, nullptr));
+  int wrong = 0;
+  std::string first;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const float want = i == m       ? INFINITY
+                         : i == m + 1 ? FLT_MAX * (j == n ? std::ldexp(1.0f, -140) : 0.5f)
+                                      : 0.0f;
+      const float c = C.data()[size_t(i) * N + j];
+      const bool near = std::isfinite(want) && want != 0.0f && std::isfinite(c) &&
+                        std::fabs(c - want) <= std::ldexp(std::fabs(want), -20);
+      if (c == want || near) continue;
+      if (wrong++ == 0) {
+        std::ostringstream out;
+        out << "C(" << i << ", " << j << ") = " << c << ", FP32 gives " << want;
+        first = out.str();
       }
     }
   EXPECT_EQ(wrong, 0) << "first: " << first;

@@ -44,3 +44,10 @@ TEST(Emulated, Ch14NanPayloadsStayNaN) {
   for (const ladder::Variant& variant : ch14::chapter().variants)
     emulated::check_nan_payloads(variant, {128, 128, 32});
 }
+
+TEST(Emulated, Ch14KeepsFp32sClass) {
+  // Infinity times a value TF32 rounds to 0, and FLT_MAX, which it rounds to
+  // infinity: FP32's answers, on every path.
+  for (const ladder::Variant& variant : ch14::chapter().variants)
+    for (const emulated::Size& size : kSizes) emulated::check_class_kept(variant, size);
+}

@@ -76,3 +76,11 @@ TEST(Emulated, Ch15SameAtEveryScale) {
   for (const ladder::Variant& variant : ch15::chapter().variants)
     for (int s : {-118, 118}) emulated::check_scale_invariance(variant, {128, 128, 32}, s);
 }
+
+TEST(Emulated, Ch15KeepsFp32sClass) {
+  // Infinity times a value whose TF32 parts are 0, and FLT_MAX: FP32's
+  // answers, on the exact and the general path.
+  for (const ladder::Variant& variant : ch15::chapter().variants)
+    for (const emulated::Size& size : {emulated::Size{128, 128, 32}, {129, 67, 17}})
+      emulated::check_class_kept(variant, size);
+}
