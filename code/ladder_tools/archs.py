@@ -22,6 +22,9 @@ NEEDS_WORDS = {
     "sm90a-only": "wgmma and TMA, built for sm_90a, which only compute capability 9.0 runs",
 }
 
+#: Why the chapter's own variant runs.
+OWN_FITS = "the chapter's own variant fits"
+
 #: The chapters whose launcher picks a variant that fits (run_fitting()).
 FITTING_CHAPTERS = ("14-tf32", "15-3xtf32")
 
@@ -49,8 +52,8 @@ def why_not(arch: dict, variant: dict) -> str | None:
     kernel = variant["kernel"]
     smem, threads = kernel["dynamic_smem_bytes"], kernel["threads_per_block"]
     if smem > arch["smem_per_block_optin"]:
-        return (f"the variant {variant['name']} takes {smem:,} bytes of shared memory a block, "
-                f"sm_{arch['cc']} gives at most {arch['smem_per_block_optin']:,}")
+        return (f"{variant['name']} takes {smem:,} bytes of shared memory a block, more than "
+                f"the {arch['smem_per_block_optin']:,} sm_{arch['cc']} gives")
     if threads > arch["max_threads_per_block"]:
         return f"{variant['name']} has {threads} threads a block"
     return None
@@ -71,7 +74,7 @@ def verdicts(table: dict, description: dict) -> list[Verdict]:
             continue
         why_own = why_not(arch, own)
         if why_own is None:
-            found.append(Verdict(cc, gpus, own["name"], "the chapter's own variant fits"))
+            found.append(Verdict(cc, gpus, own["name"], OWN_FITS))
             continue
         fitting = [v for v in variants if why_not(arch, v) is None]
         if slug in FITTING_CHAPTERS and fitting:

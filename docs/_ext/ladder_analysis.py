@@ -1065,21 +1065,29 @@ class GpusDirective(_AnalysisDirective):
         for slug, path in chapter_binaries(self.repo_root, self.build_dir):
             self.track(path)
             found = archs_tools.verdicts(table_json, describe(path))
-            rows.append([slug, *(v.runs or DASH for v in found)])
+            rows.append([slug[:2], *(self.cell(v) for v in found)])
         return [table([header], rows, classes=["ladder-table", "ladder-gpus"]),
-                provenance_paragraph(self.env, self.COMPUTED + " A dash: the chapter does "
-                                     "not run there (its page says why).")]
+                provenance_paragraph(self.env, self.COMPUTED + " Own: the chapter's own "
+                                     "variant runs; a name: that variant runs in its place; "
+                                     "a dash: the chapter does not run there (its page says "
+                                     "why).")]
 
     COMPUTED = ("Computed: each architecture's limits and instructions from "
-                "ladder/arch.hpp, each variant's block from the chapter's --describe. A "
-                "CPU test compiles every chapter for sm_75 and sm_120 to check the "
-                "instructions; the limits are checked again at run time.")
+                "ladder/arch.hpp, each variant's block from what the chapter's binary says "
+                "of itself. A CPU test compiles every chapter for sm_75 and sm_120 to check "
+                "the instructions; the limits are checked again at run time.")
+
+    @staticmethod
+    def cell(verdict) -> str:
+        if verdict.runs is None:
+            return DASH
+        return "own" if verdict.why == archs_tools.OWN_FITS else verdict.runs
 
     @staticmethod
     def what_runs(verdict) -> str:
         if verdict.runs is None:
             return verdict.why[:1].upper() + verdict.why[1:] + "."
-        if verdict.why == "the chapter's own variant fits":
+        if verdict.why == archs_tools.OWN_FITS:
             return f"Its own variant ({verdict.runs})."
         return f"The variant {verdict.runs}: {verdict.why}."
 
