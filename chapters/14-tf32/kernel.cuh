@@ -686,15 +686,18 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 /// Without --variant, where the chapter's own variant takes more, the first
 /// of its variants that fits runs, and one line says so; where none fits, the
 /// run is refused. --describe and --help, and a machine with no GPU, go
-/// straight to the runner. $LADDER_SMEM_PER_BLOCK, where it is lower than
+/// straight to the runner. `program_file` is the caller's __FILE__ (kernel.cu), which
+/// --describe names. $LADDER_SMEM_PER_BLOCK, where it is lower than
 /// the GPU's limit, stands in for it: a larger GPU then tries a smaller one's
 /// choice (the GPU tests gpu.14-tf32.99kib*, gpu.15-3xtf32.99kib).
-inline int run_fitting(const ladder::Chapter& chapter, int argc, char** argv) {
+inline int run_fitting(const ladder::Chapter& chapter, int argc, char** argv,
+                       const char* program_file) {
   int device = 0;
   const char* asked = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--describe" || arg == "--help") return ladder::run_chapter(chapter, argc, argv);
+    if (arg == "--describe" || arg == "--help")
+      return ladder::run_chapter(chapter, argc, argv, program_file);
     if (arg == "--device" && i + 1 < argc) device = std::atoi(argv[i + 1]);
     if (arg == "--variant" && i + 1 < argc) asked = argv[i + 1];
   }
@@ -706,7 +709,7 @@ inline int run_fitting(const ladder::Chapter& chapter, int argc, char** argv) {
       cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerBlock, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&registers, cudaDevAttrMaxRegistersPerBlock, device) != cudaSuccess) {
     cudaGetLastError();  // no GPU: the runner reports it
-    return ladder::run_chapter(chapter, argc, argv);
+    return ladder::run_chapter(chapter, argc, argv, program_file);
   }
   if (const char* lower = std::getenv("LADDER_SMEM_PER_BLOCK"))
     smem = std::min(smem, std::atoi(lower));
@@ -737,7 +740,7 @@ inline int run_fitting(const ladder::Chapter& chapter, int argc, char** argv) {
       std::vector<char*> args(argv, argv + argc);
       args.push_back(flag.data());
       args.push_back(choice.data());
-      return ladder::run_chapter(chapter, static_cast<int>(args.size()), args.data());
+      return ladder::run_chapter(chapter, static_cast<int>(args.size()), args.data(), program_file);
     }
     std::fprintf(stderr,
                  "%s: this GPU gives a block at most %d bytes of shared memory; no variant of "
@@ -745,7 +748,7 @@ inline int run_fitting(const ladder::Chapter& chapter, int argc, char** argv) {
                  chapter.slug.c_str(), smem, own.kernel.dynamic_smem_bytes);
     return 2;
   }
-  return ladder::run_chapter(chapter, argc, argv);
+  return ladder::run_chapter(chapter, argc, argv, program_file);
 }
 // [end]
 

@@ -12,5 +12,5 @@
 int main(int argc, char** argv) {
   // On a GPU that gives a block too little shared memory for the chapter's
   // own variant, a variant that fits runs, or the run is refused in one line.
-  return ch14::run_fitting(ch15::chapter(), argc, argv);
+  return ch14::run_fitting(ch15::chapter(), argc, argv, __FILE__);
 }

@@ -1,8 +1,8 @@
 """Compiles every chapter for one GPU architecture the book names, with the
 nvcc line its kernel.cu prints for a reader, and checks the outcome against
 ladder/arch.hpp (read through the `archs` tool): a chapter whose needs the
-architecture has compiles; any other stops with one #error line that names
-what it needs. Device code only (-cubin): nothing is linked or run.
+architecture has compiles; any other stops with #error lines alone, each naming
+the architecture it needs. Device code only (-cubin): nothing is linked or run.
 
 Usage: arch_compile.py <archs binary> <cc>     e.g. ... build/bin/archs 75
 Exit 0 when every chapter behaves as the table says; 1 with one line per
@@ -64,11 +64,12 @@ def check(chapter: Path, cc: int, compiles: bool, scratch: Path) -> str | None:
         return None
     if done.returncode == 0:
         return f"{chapter.name}: compiles for sm_{cc}, which lacks what the chapter needs"
-    errors = [line for line in said.splitlines() if re.search(r"\berror\b", line)]
-    directives = [line for line in errors if re.search(r"error: #error", line)]
-    if len(directives) != 1 or not re.search(r"sm_\d", directives[0]):
-        return (f"{chapter.name}: on sm_{cc} it must stop with one #error that names the "
-                f"architecture it needs; it said: {errors[:2]}")
+    errors = [line for line in said.splitlines() if re.search(r"\berror: ", line)]
+    directives = [line for line in errors if "error: #error" in line]
+    if not directives or directives != errors or not all(re.search(r"sm_\d", line)
+                                                          for line in directives):
+        return (f"{chapter.name}: on sm_{cc} it must stop with #error lines alone, each "
+                f"naming the architecture it needs; it said: {errors[:2]}")
     return None
 
 
