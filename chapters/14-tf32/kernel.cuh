@@ -530,20 +530,48 @@ __device__ void compute_tile(float (&acc)[T::MI][T::NI][4], const float* As, con
 
 // [not-finite]
 /// FP32's own sum of row `row` of A times column `col` of B: one fused
-/// multiply-add per k, in order of k.
-__device__ inline float fp32_dot(const ladder::Gemm& g, int row, int col) {
+/// multiply-add per k, in order of k. Out of line: it is called only where a
+/// sum is not finite, and inlined it would copy its loop once per accumulator.
+__device__ __noinline__ float fp32_dot(const ladder::Gemm& g, int row, int col) {
   float sum = 0.0f;
   for (int k = 0; k < g.K; ++k) sum = fmaf(g.A[row * g.K + k], g.B[k * g.N + col], sum);
   return sum;
 }
 
-/// `sum`, or where it is not finite, the same sum computed again in FP32.
+/// Each of a warp's sums that is not finite, computed again in FP32.
 /// Rounding to TF32 can change a value's class: a value below 2^-137 rounds
 /// to 0, so infinity times it gives NaN where FP32 gives an infinity, and a
 /// value at or above 2^128 (1 - 2^-12) rounds to infinity. A sum that meets
-/// either is not finite, so a finite sum is kept at the cost of one test.
-__device__ inline float fp32_where_not_finite(float sum, const ladder::Gemm& g, int row, int col) {
-  return isfinite(sum) ? sum : fp32_dot(g, row, col);
+/// either is not finite. Sums are almost always finite, so the common case
+/// costs one test per sum and one branch.
+/// @param warp_row, warp_col the first row and column of the warp's part of C.
+template <class T>
+__device__ inline void fp32_where_not_finite(float (&acc)[T::MI][T::NI][4], const ladder::Gemm& g,
+                                             int warp_row, int warp_col, int lane) {
+  bool all_finite = true;
+#pragma unroll
+  for (int mi = 0; mi < T::MI; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < T::NI; ++ni) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) all_finite &= isfinite(acc[mi][ni][r]);
+    }
+  }
+  if (all_finite) return;
+#pragma unroll
+  for (int mi = 0; mi < T::MI; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < T::NI; ++ni) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int row = warp_row + mi * T::MMA_M + c_frag_row(lane, r);
+        const int col = warp_col + ni * T::MMA_N + c_frag_col(lane, r);
+        if (!isfinite(acc[mi][ni][r]) && row < g.M && col < g.N) {
+          acc[mi][ni][r] = fp32_dot(g, row, col);
+        }
+      }
+    }
+  }
 }
 // [end]
 
@@ -601,6 +629,8 @@ __global__ void __launch_bounds__(T::NUM_THREADS) sgemm_mma(ladder::Gemm g) {
   // [end pipeline]
 
   // [store-c]
+  // A sum that is not finite is FP32's own ([not-finite]).
+  fp32_where_not_finite<T>(acc, g, block_row + warp_m * T::WM, block_col + warp_n * T::WN, lane);
 #pragma unroll
   for (int mi = 0; mi < T::MI; ++mi) {
 #pragma unroll
@@ -610,11 +640,9 @@ __global__ void __launch_bounds__(T::NUM_THREADS) sgemm_mma(ladder::Gemm g) {
         const int r = 2 * half;
         const int row = block_row + warp_m * T::WM + mi * T::MMA_M + c_frag_row(lane, r);
         const int col = block_col + warp_n * T::WN + ni * T::MMA_N + c_frag_col(lane, r);
-        // A sum that is not finite is FP32's own ([not-finite]).
         const bool inside = row < g.M && col < g.N, next_inside = row < g.M && col + 1 < g.N;
-        const float x = inside ? fp32_where_not_finite(acc[mi][ni][r], g, row, col) : 0.0f;
-        const float y =
-            next_inside ? fp32_where_not_finite(acc[mi][ni][r + 1], g, row, col + 1) : 0.0f;
+        const float x = inside ? acc[mi][ni][r] : 0.0f;
+        const float y = next_inside ? acc[mi][ni][r + 1] : 0.0f;
         float* out = &g.C[row * g.N + col];
         if constexpr (P == Path::kGeneral) {
           // Any N: the two columns may straddle the edge, and a float2 may be misaligned.

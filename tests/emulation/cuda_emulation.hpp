@@ -66,6 +66,10 @@
 
 // __launch_bounds__ is only defined for nvcc; it is a hint to the compiler.
 #define __launch_bounds__(...)
+// So is __noinline__ (a GCC attribute list left empty by it is still valid).
+#ifndef __noinline__
+#define __noinline__
+#endif
 
 // Shared memory. Static: one block runs at a time (see above). A test that
 // includes a kernel with `extern __shared__` defines
