@@ -158,7 +158,7 @@ struct Tiling {
   // start 16-byte aligned, so A_STRIDE % 4 == 0. p = 4 keeps that; p = 2
   // leaves rows 8-byte aligned (each read becomes two 8-byte loads) and p = 1
   // 4-byte aligned (four 4-byte loads). No multiple of 4 works for BK = 16:
-  // 4p would have to be 8 (mod 32) for the groups to be disjoint.
+  // 4p would have to be 8 or 24 (mod 32) for the groups to be disjoint.
   /// Rows of the A tile that the 32 lanes of one warp copy.
   static constexpr int A_WARP_ROWS = 32 / (BK / 4);
   /// Floats of padding at the end of each row of As (kPadded only).

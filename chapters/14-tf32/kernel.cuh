@@ -529,12 +529,16 @@ __device__ void compute_tile(float (&acc)[T::MI][T::NI][4], const float* As, con
 // [end]
 
 // [not-finite]
-/// FP32's own sum of row `row` of A times column `col` of B: one fused
-/// multiply-add per k, in order of k. Out of line: it is called only where a
-/// sum is not finite, and inlined it would copy its loop once per accumulator.
-__device__ __noinline__ float fp32_dot(const ladder::Gemm& g, int row, int col) {
+/// FP32's own sum of row `row` of A (M x K) times column `col` of B (K x N),
+/// over k_begin <= k < k_end: one fused multiply-add per k, in order of k.
+/// Out of line: it is called only where a sum is not finite, and inlined it
+/// would copy its loop once per accumulator.
+__device__ __noinline__ float fp32_dot(const float* A, const float* B, int N, int K, int row,
+                                       int col, int k_begin, int k_end) {
   float sum = 0.0f;
-  for (int k = 0; k < g.K; ++k) sum = fmaf(g.A[row * g.K + k], g.B[k * g.N + col], sum);
+  for (int k = k_begin; k < k_end; ++k) {
+    sum = fmaf(A[static_cast<size_t>(row) * K + k], B[static_cast<size_t>(k) * N + col], sum);
+  }
   return sum;
 }
 
@@ -567,7 +571,7 @@ __device__ inline void fp32_where_not_finite(float (&acc)[T::MI][T::NI][4], cons
         const int row = warp_row + mi * T::MMA_M + c_frag_row(lane, r);
         const int col = warp_col + ni * T::MMA_N + c_frag_col(lane, r);
         if (!isfinite(acc[mi][ni][r]) && row < g.M && col < g.N) {
-          acc[mi][ni][r] = fp32_dot(g, row, col);
+          acc[mi][ni][r] = fp32_dot(g.A, g.B, g.N, g.K, row, col, 0, g.K);
         }
       }
     }

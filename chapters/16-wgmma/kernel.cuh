@@ -420,30 +420,32 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 }
 // [end]
 
-// [restore-nans]
-/// Whether row m of A (K floats) holds a NaN.
-__device__ bool row_has_nan(const float* A, int m, int K) {
-  for (int k = 0; k < K; ++k)
-    if (isnan(A[static_cast<size_t>(m) * K + k])) return true;
-  return false;
-}
-
-/// Where A is not rounded first: wgmma reads A's tile straight from shared
-/// memory and drops the low 13 bits of each value, so a NaN of A whose
-/// payload lies only there reaches the sum as an infinity (B's NaNs are kept
-/// in registers, by truncated_operand() or split_tf32()). Such a sum is
-/// infinite, or already NaN, never finite; so only an infinite sum needs a
-/// look: if its row of A holds a NaN, the sum is NaN. On finite inputs this
-/// costs one test per sum.
+// [not-finite]
+/// Each of a consumer thread's sums that is not finite, computed again in
+/// FP32 over the block's K-steps (chapter 14's fp32_dot()). wgmma's
+/// operands can change a value's class: read as it is, A loses the low 13
+/// bits of its floats, so a NaN whose payload lies only there reads as an
+/// infinity; a value TF32 makes 0 (below 2^-137) times an infinity gives
+/// NaN where FP32 gives an infinity; rounding makes a float at or above
+/// 2^128 (1 - 2^-12) infinite. Each of these leaves the sum not finite.
+/// Sums are almost always finite: then it costs one test per sum and one
+/// branch.
 template <class T>
-__device__ void restore_nans(float (&d)[T::BM / 2], const float* A, int M, int K, int tile_m,
-                             int lane) {
+__device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, const float* B, int M,
+                                      int N, int K, int tile_m, int tile_n, int consumer_warp,
+                                      int lane, int k_begin, int k_end) {
+  bool all_finite = true;
+#pragma unroll
+  for (int i = 0; i < T::BM / 2; ++i) all_finite &= isfinite(d[i]);
+  if (all_finite) return;
 #pragma unroll
   for (int j = 0; j < T::BM / 8; ++j)
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const int m = tile_m + c_row(lane, j, r);
-      if (isinf(d[4 * j + r]) && m < M && row_has_nan(A, m, K)) d[4 * j + r] = NAN;
+      const int m = tile_m + c_row(lane, j, r), n = tile_n + c_col(consumer_warp, lane, r);
+      if (!isfinite(d[4 * j + r]) && m < M && n < N) {
+        d[4 * j + r] = ch14::fp32_dot(A, B, N, K, m, n, k_begin, k_end);
+      }
     }
 }
 // [end]
@@ -564,8 +566,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_small,
-                const __grid_constant__ CUtensorMap map_big_finite, const float* A, float* C, int M,
-                int N, int K, float alpha, float beta, float* partials, LastRound cut) {
+                const __grid_constant__ CUtensorMap map_big_finite, const float* A, const float* B,
+                float* C, int M, int N, int K, float alpha, float beta, float* partials,
+                LastRound cut) {
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
@@ -616,8 +619,10 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     } else {
       consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
     }
-    // wgmma read A as it is: a NaN with a low payload read as an infinity.
-    if constexpr (!T::ROUNDED) restore_nans<T>(d, A, M, K, tile_m, lane);
+    // A sum the tensor cores leave not finite is FP32's own ([not-finite]).
+    const int k_end = work.end_step * BK < K ? work.end_step * BK : K;
+    fp32_where_not_finite<T>(d, A, B, M, N, K, tile_m, tile_n, consumer_warp, lane,
+                             work.first_step * BK, k_end);
 
     // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
     // Unrolled, so that d is indexed by constants and stays in registers.
@@ -809,7 +814,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   config.attrs = &early;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
-                                g.A, g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
+                                g.A, g.B, g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
 }
 // [end]
 

@@ -220,8 +220,8 @@ constexpr float kSmallScale = 1024.0f;
 /// of A's own tile. small is what that drops (exact: x and big share their
 /// exponent) times kSmallScale. big_finite is big; for an infinity or NaN
 /// both are 0, so that it reaches C through big * big alone, as in chapter
-/// 15 (where a NaN with a low payload reads as an infinity, restore_nans()
-/// in kernel.cuh makes the sum NaN again).
+/// 15 (where a NaN with a low payload reads as an infinity, the sum is
+/// computed again in FP32: fp32_where_not_finite() in kernel.cuh).
 __host__ __device__ inline void split_truncated(float x, float& small, float& big_finite) {
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);

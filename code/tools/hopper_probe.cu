@@ -457,7 +457,7 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     const int tiles = whole.tiles;
     // TF32 reads no parts of A: map_a stands in for their maps.
     sgemm_wgmma<Truncated><<<tiles, NUM_THREADS, Truncated::SMEM_BYTES>>>(
-        map_a, map_b, map_a, map_a, dA, dC, m, n, k, alpha, beta, nullptr, whole);
+        map_a, map_b, map_a, map_a, dA, dB, dC, m, n, k, alpha, beta, nullptr, whole);
     PROBE_CHECK(cudaGetLastError());
     PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
     float ms = 0;
@@ -468,7 +468,7 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
       PROBE_CHECK(cudaEventRecord(start));
       for (int r = 0; r < repeats; ++r)
         sgemm_wgmma<Truncated><<<tiles, NUM_THREADS, Truncated::SMEM_BYTES>>>(
-            map_a, map_b, map_a, map_a, dA, dC, m, n, k, alpha, 0.0f, nullptr, whole);
+            map_a, map_b, map_a, map_a, dA, dB, dC, m, n, k, alpha, 0.0f, nullptr, whole);
       PROBE_CHECK(cudaEventRecord(stop));
       PROBE_CHECK(cudaEventSynchronize(stop));
       PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));

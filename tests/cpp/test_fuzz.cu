@@ -21,7 +21,8 @@ TEST(Fuzz, AProblemIsAFunctionOfItsSeedAndIndex) {
 }
 
 TEST(Fuzz, EveryDrawStaysWithinItsRanges) {
-  int low_payload_nans = 0, infinities = 0, offset = 0, scaled = 0, long_dims = 0, tiny = 0;
+  int low_payload_nans = 0, infinities = 0, offset = 0, scaled = 0, long_dims = 0, tiny = 0,
+      tf32_zeros = 0;
   for (int i = 0; i < 2000; ++i) {
     const Problem p = draw(1, i, /*offsets=*/i % 2 == 0);
     for (int d : {p.M, p.N, p.K}) {
@@ -48,12 +49,14 @@ TEST(Fuzz, EveryDrawStaysWithinItsRanges) {
       const uint32_t bits = ladder::fuzz::to_bits(s.value);
       low_payload_nans += std::isnan(s.value) && (bits & 0x007fe000u) == 0;
       infinities += std::isinf(s.value);
+      tf32_zeros += s.value != 0.0f && std::fabs(s.value) < 0x1p-137f;
     }
   }
   // The draw reaches what it is for: NaNs that TF32 would turn into
   // infinities, infinities, offsets, scales and long dimensions.
   EXPECT_GT(low_payload_nans, 100);
   EXPECT_GT(infinities, 100);
+  EXPECT_GT(tf32_zeros, 20);  // beside an infinity: Inf in FP32, NaN in TF32
   EXPECT_GT(offset, 300);
   EXPECT_GT(scaled, 300);
   EXPECT_GT(tiny, 10);
@@ -82,6 +85,7 @@ TEST(Fuzz, TheOracleClassesAsFp32ArithmeticDoes) {
   EXPECT_EQ(class_of({inf, 1.0f}, {-2.0f, 1.0f}, 1.0f, 0.0f, 0.0f), -inf);
   EXPECT_EQ(class_of({inf, 1.0f}, {-2.0f, 1.0f}, -0.5f, 0.0f, 0.0f), inf);  // alpha's sign
   EXPECT_EQ(class_of({inf, inf}, {1.0f, 3.0f}, 1.0f, 0.0f, 0.0f), inf);
+  EXPECT_EQ(class_of({inf, 1.0f}, {0x1p-140f, 1.0f}, 1.0f, 0.0f, 0.0f), inf) << "TF32 gives NaN";
   // beta * C: read only when beta != 0, and an infinity there meets the sum's.
   EXPECT_TRUE(std::isnan(class_of({1.0f}, {1.0f}, 1.0f, 2.0f, NAN)));
   EXPECT_EQ(class_of({1.0f}, {1.0f}, 1.0f, 0.0f, NAN), 0.0) << "beta = 0: C is not read";

@@ -6,7 +6,8 @@
 // start (0 to 3 floats past a 16-byte boundary), a power-of-two scale for
 // each matrix, and special values at random places: NaNs of any sign and
 // payload (some with the payload only in the 13 low bits that TF32 drops),
-// infinities, and a zero beside an infinity so that 0 * Inf comes up. The
+// infinities, and beside an infinity a zero (0 * Inf) or a float that TF32
+// makes 0 (2^-140: FP32 gives Inf where TF32 gives NaN). The
 // reference classes every element the way FP32 arithmetic does (NaN, +Inf,
 // -Inf or finite) and gives the finite ones in FP64; the kernel must agree
 // on every class and stay within its arithmetic's tolerance on the values.
@@ -164,8 +165,18 @@ inline Problem draw(uint64_t seed, int index, bool offsets) {
       const bool nan = u(rng) < 0.6;
       const float value = nan ? draw_nan(rng) : (u(rng) < 0.5 ? INFINITY : -INFINITY);
       p.specials.push_back({matrix, row, col, value});
-      if (!nan && matrix == 0 && u(rng) < 0.5) {  // a zero in B's row `col`: 0 * Inf
-        p.specials.push_back({1, col, std::uniform_int_distribution<int>(0, p.N - 1)(rng), 0.0f});
+      // An infinity of A or B meets, in one of its products, a zero (0 * Inf
+      // is NaN) or a float too small for TF32 (below 2^-137, which TF32
+      // makes 0; FP32 gives an infinity).
+      if (!nan && matrix < 2 && u(rng) < 0.5) {
+        const float partner = pick({0.0f, 0x1p-140f, -0x1p-140f});
+        if (matrix == 0) {  // in B's row `col`
+          p.specials.push_back(
+              {1, col, std::uniform_int_distribution<int>(0, p.N - 1)(rng), partner});
+        } else {  // in A's column `row`
+          p.specials.push_back(
+              {0, std::uniform_int_distribution<int>(0, p.M - 1)(rng), row, partner});
+        }
       }
     }
   }
