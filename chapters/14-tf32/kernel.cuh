@@ -531,10 +531,11 @@ __device__ void compute_tile(float (&acc)[T::MI][T::NI][4], const float* As, con
 // [not-finite]
 /// FP32's own sum of row `row` of A (M x K) times column `col` of B (K x N),
 /// over k_begin <= k < k_end: one fused multiply-add per k, in order of k.
-/// Out of line: it is called only where a sum is not finite, and inlined it
-/// would copy its loop once per accumulator.
-__device__ __noinline__ float fp32_dot(const float* A, const float* B, int N, int K, int row,
-                                       int col, int k_begin, int k_end) {
+/// Out of line (__noinline__): it is called only where a sum is not finite,
+/// and inlined it would copy its loop once per accumulator. (`inline` is
+/// C++'s leave to define it in a header, not a request to inline it.)
+__device__ __noinline__ inline float fp32_dot(const float* A, const float* B, int N, int K, int row,
+                                              int col, int k_begin, int k_end) {
   float sum = 0.0f;
   for (int k = k_begin; k < k_end; ++k) {
     sum = fmaf(A[static_cast<size_t>(row) * K + k], B[static_cast<size_t>(k) * N + col], sum);
