@@ -390,9 +390,9 @@ struct Split {
 constexpr uint32_t kLastRoundable = 0x7f7fefffu;
 /// What small is scaled by: 2^10. What big drops is below 2^-10 of x, so
 /// small stays below x, and finite, for every finite x, even once rounded.
-/// Unscaled, small sits 2^11 or more below x, and for x under about 2^-113
-/// it falls under FP32's normal range, where the tensor cores' TF32 keeps
-/// no bits below 2^-136: 3xTF32 would lose its accuracy on small values.
+/// Unscaled, small sits 2^11 or more below x, and for x under 2^-113 its
+/// last bits fall below 2^-136, the smallest bit the tensor cores' TF32
+/// keeps: 3xTF32 would lose its accuracy on small values.
 /// Scaled, small keeps every bit it has for |x| >= 2^-123. The corrections
 /// then come out 2^10 too large, and multiply() scales them back
 /// (kSmallUnscale).

@@ -849,13 +849,12 @@ inline long long workspace_rounded(int M, int N, int K) { return workspace_parts
 // [pick-split]
 /// Below this K, 3xTF32 rounds A's split; from it on, it truncates. The
 /// truncated split leaves each product an error near 2^-21 of its size,
-/// whatever K; FP32's own sums gather error as K grows. Measured against an
-/// FP64 product on uniform inputs, the truncated split's norm error was up
-/// to twice SGEMM's at K = 256 and 512 (H200; 1.2 times on the H100) and
-/// at most 0.6 times it on the squares from 1024 to 8192; the rounded
-/// split's was at most SGEMM's on those squares, but it is slower: it writes
-/// and copies a third part. At K = 65536 on 256 x 256 both were above
-/// SGEMM's (2.2 and 3.0 times on the H100).
+/// whatever K; FP32's own sums gather error as K grows. So at short K the
+/// truncated split's error can pass SGEMM's, and the rounded split's stays
+/// near it; but the rounded split is slower: it writes and copies a third
+/// part. The page measures both splits' errors and speeds
+/// (16-wgmma-3xtf32-truncated and -rounded); kRoundBelowK was chosen from
+/// such measurements, on both GPUs.
 constexpr int kRoundBelowK = 1024;
 
 /// 3xTF32 on the 64-row tile where its count (split_steps()) is the
