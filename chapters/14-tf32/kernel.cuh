@@ -548,8 +548,8 @@ __device__ __noinline__ inline float fp32_dot(const float* A, const float* B, in
 /// to 0, so infinity times it gives NaN where FP32 gives an infinity, and a
 /// value at or above 2^128 (1 - 2^-12) rounds to infinity. A sum that meets
 /// either is not finite. Sums are almost always finite, so the common case
-/// costs one test per sum and one branch.
-/// @param warp_row, warp_col the first row and column of the warp's part of C.
+/// costs one test per sum and one branch. warp_row and warp_col are the
+/// first row and column of the warp's part of C.
 template <class T>
 __device__ inline void fp32_where_not_finite(float (&acc)[T::MI][T::NI][4], const ladder::Gemm& g,
                                              int warp_row, int warp_col, int lane) {
