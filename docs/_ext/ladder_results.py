@@ -18,11 +18,12 @@ Numbers enter the book only through what this extension reads from
     result named that recorded its error against FP64 there, and cuBLAS's
     SGEMM and TF32 points from the same runs (figures/accuracy.py); a note
     when none did.
-``{ladder-goals} <slug>``  options ``:gpu:``; body: one goal per line
+``{ladder-goals} <slug>``  options ``:gpu:``, ``:brief:``; body: one goal per line
     ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
     goals, each with how many of its sizes were measured, the lowest % of
     cuBLAS, and the sizes below the goal, computed from the chapter's result,
-    each size against the fastest cuBLAS run of it among the GPU's results.
+    each size against the fastest cuBLAS run of it among the GPU's results;
+    one list for each GPU that measured the chapter, or for ``:gpu:`` alone.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
 
@@ -387,7 +388,10 @@ def _goal_item(verdict: goals.Verdict) -> nodes.list_item:
 
 
 class GoalsDirective(_ChapterDirective):
-    """``{ladder-goals} <slug>``: the chapter's goals against its result."""
+    """``{ladder-goals} <slug>``: the chapter's goals against its result, on
+    each GPU that measured it (the reference GPU first), or on `:gpu:` alone.
+    A goal met on one GPU says nothing of another: each is judged on its
+    own results, and a stale result is judged under its warning."""
 
     has_content = True
     option_spec = {"gpu": directives.unchanged, "brief": directives.flag}
@@ -399,17 +403,26 @@ class GoalsDirective(_ChapterDirective):
             raise self.error(f"{self.name}: {error}") from error
         if not wanted:
             raise self.error(f"{self.name}: no goal given")
-        gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        found = [r for r in self.load() if r.gpu == gpu]
+        found = self.load()
+        if "gpu" in self.options:
+            found = [r for r in found if r.gpu == self.options["gpu"]]
         if not found:
             return [_not_measured(self.env, self.arguments[0])]
-        result = found[0]
+        output: list[nodes.Node] = []
+        for number, result in enumerate(found):
+            output.append(self._judged(result, wanted, explain=number == 0))
+        return output
+
+    def _judged(self, result: results.ChapterResult, wanted: list, explain: bool) -> nodes.Node:
+        """The goals judged on one GPU's result, under its GPU's name."""
         block = nodes.container(classes=["ladder-results"])
+        heading = f"Goals · {result.provenance['gpu']}"
+        block += nodes.rubric(heading, heading)
         if result.stale:
             block += stale_result_box(self.env, result)
         # Each size against the fastest cuBLAS run of it among this GPU's
         # results, so that a slow cuBLAS run cannot meet a goal.
-        every = results.gpu_chapter_results(self.results_root, gpu, self.repo_root)
+        every = results.gpu_chapter_results(self.results_root, result.gpu, self.repo_root)
         for other in every:
             self.track(other.path)
         verdicts = nodes.bullet_list(classes=["ladder-goals"])
@@ -418,14 +431,15 @@ class GoalsDirective(_ChapterDirective):
                 goal, result.timed_at,
                 lambda size, field: results.fastest_cublas_gflops(every, size, field))
             verdicts += _goal_item(verdict)
-        if "brief" not in self.options:  # a second list on the page need not say it again
+        # A second list on the page, or a second GPU's, need not say it again.
+        if explain and "brief" not in self.options:
             block += paragraph("Each size is held against the fastest cuBLAS time recorded "
                                "for it on this GPU, in any chapter's run, not only the one "
                                "beside the kernel, so a percentage here can be lower than in "
                                "the chapter's table.")
         block += verdicts
         block += provenance_paragraph(self.env, results.provenance_line(result))
-        return [block]
+        return block
 
 
 # --------------------------------------------------------------------------

@@ -668,10 +668,16 @@ def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
         assert NOT_MEASURED in index
     # Chapter 13's goals are judged from its result, not in the prose.
     assert "ladder-goals" in html(tmp_path, "chapters/13-tail/chapter.html")
-    # Chapter 16 has two lists; the second (:brief:) does not repeat what
-    # the goals are held against.
+    # Chapter 16 has two directives, each judged on every GPU that measured
+    # its slug, under that GPU's name; the second (:brief:) and a second
+    # GPU's list do not repeat what the goals are held against.
     page = html(tmp_path, "chapters/16-wgmma/chapter.html")
-    assert page.count('class="ladder-goals') == 2
+    measured = [json.loads(path.read_text())["provenance"]["gpu"]
+                for slug in ("16-wgmma", "16-wgmma-3xtf32")
+                for path in sorted((ROOT / "results").glob(f"*/chapters/{slug}.json"))]
+    assert page.count('class="ladder-goals') == len(measured)
+    for gpu in set(measured):
+        assert page.count(f"Goals · {gpu}") == measured.count(gpu)
     assert page.count("Each size is held against the fastest cuBLAS") == 1
     # The real results' provenance lines leave tool talk to the appendix too.
     count, found = tool_talk_in_chapter_pages(tmp_path / "build" / "book" / "html")
