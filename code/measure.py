@@ -43,12 +43,10 @@ from pathlib import Path
 from ladder_tools import pending, provenance, results_check
 from ladder_tools.process import run
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
+from ladder_tools.results import TIME_BUDGET_S
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
-# A chapter skips timing a size whose 7 x 5 timed launches (and cuBLAS's)
-# would take longer than this; the results file says so.
-TIME_BUDGET_S = 20
 SANITIZER_TOOLS = results_check.SANITIZER_TOOLS
 NCU_SIZE = "4096"
 # Where the issue slots go: for these chapters, ncu also reads how often the

@@ -28,6 +28,10 @@ from ladder_tools import provenance as provenance_tools
 
 #: The GPU the book is written against; it comes first wherever GPUs are listed.
 REFERENCE_GPU = "h200"
+#: Seconds the measure command gives each size of a chapter: a size whose
+#: 7 x 5 timed launches (and cuBLAS's) would take longer is not timed, and its
+#: results file says so ("timing skipped", with the budget as config.budget_s).
+TIME_BUDGET_S = 20
 #: Environment variable that points the book at another results folder (tests).
 RESULTS_DIR_VARIABLE = "LADDER_RESULTS_DIR"
 #: The results schema this code reads.

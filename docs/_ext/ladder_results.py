@@ -34,9 +34,6 @@ forms in ladder_tools.formatting, drawing in figures/.
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
@@ -106,23 +103,11 @@ def _results_row(entry: dict, tf32: bool = False) -> list[str]:
     return row + [error, correct]
 
 
-def _measure_budget_s(repo_root: Path) -> float | None:
-    """TIME_BUDGET_S of code/measure.py, read from its source (not run)."""
-    try:
-        tree = ast.parse((repo_root / "code" / "measure.py").read_text(encoding="utf-8"))
-    except (OSError, SyntaxError):
-        return None
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-                and any(getattr(t, "id", None) == "TIME_BUDGET_S" for t in node.targets)):
-            return node.value.value
-    return None
-
-
-def _untimed_note(result: results.ChapterResult, repo_root: Path) -> str | None:
+def _untimed_note(result: results.ChapterResult) -> str | None:
     """What "timing skipped" and "not timed" in a results table mean, for a
     table that has them: the budget from the results file's config (else
-    from code/measure.py), the reason from the size's own entry."""
+    the measure command's, results.TIME_BUDGET_S), the reason from the
+    size's own entry."""
     entries = [e for e in result.data["sizes"] if not results.is_timed(e)]
     if not entries:
         return None
@@ -130,7 +115,7 @@ def _untimed_note(result: results.ChapterResult, repo_root: Path) -> str | None:
     sentences = []
     skipped = [e for e in entries if "timing_skipped" in e]
     if skipped:
-        budget = config.get("budget_s") or _measure_budget_s(repo_root)
+        budget = config.get("budget_s") or results.TIME_BUDGET_S
         budget_text = f"{budget:g} s" if isinstance(budget, (int, float)) else "a time"
         runs = (f" ({config['trials']} trials of {config['reps']} runs, of the kernel and "
                 "of cuBLAS)" if {"trials", "reps"} <= config.keys() else "")
@@ -185,7 +170,7 @@ class ResultsDirective(_ChapterDirective):
             tf32 = _has_tf32(result.data["sizes"])
             rows = [_results_row(entry, tf32) for entry in result.data["sizes"]]
             block += table([_results_header(tf32)], rows, classes=["ladder-table"])
-            note = _untimed_note(result, self.repo_root)
+            note = _untimed_note(result)
             if note:
                 block += paragraph(note, ["ladder-provenance", "ladder-untimed"])
             block += provenance_paragraph(self.env, results.provenance_line(result))
