@@ -77,13 +77,22 @@ REFERENCES = {
 }
 
 
+#: The stacked figure's width in inches: 3.75 in, 360 px, fits a phone's
+#: column (390 px less the page's margins) without shrinking its text.
+STACKED_WIDTH_IN = 3.75
+
+
 def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series],
-                   mode: str, reference: str = "sgemm"):
+                   mode: str, reference: str = "sgemm", stacked: bool = False):
     """The matplotlib figure of draw_by_size (for the tests, which measure
-    it); the caller closes it."""
+    it); the caller closes it. `stacked` puts the % panel under the GFLOP/s
+    one, narrow enough for a phone."""
     theme = THEMES[mode]
     name = REFERENCES[reference][1]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
+    if stacked:
+        figure, (left, right) = plt.subplots(2, 1, figsize=(STACKED_WIDTH_IN, 7.4))
+    else:
+        figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
     all_sizes = sorted({size for series in gflops for size in series.sizes})
     apart = [size for size in all_sizes if not on_series(size)]
     for index, (kernel, library, share) in enumerate(zip(gflops, cublas, pct)):
@@ -105,21 +114,23 @@ def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series]
     left.set_ylim(bottom=0)
     right.set_ylabel(f"% of {name}")
     right.set_ylim(0, max(105.0, *(max(s.values) * 1.05 for s in pct)))
-    # Both legends sit below their plot, clear of the lines.
+    # Both legends sit below their plot, clear of the lines; one column
+    # where the figure is narrow.
     for axes in (left, right):
-        legend(axes, theme, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
+        legend(axes, theme, loc="upper center", bbox_to_anchor=(0.5, -0.22),
+               ncols=1 if stacked else 2)
     figure.tight_layout()
     return figure
 
 
 def draw_by_size(gflops: list[Series], cublas: list[Series], pct: list[Series],
-                 mode: str, reference: str = "sgemm") -> bytes:
+                 mode: str, reference: str = "sgemm", stacked: bool = False) -> bytes:
     """GFLOP/s (with each GPU's cuBLAS dashed) and % of cuBLAS, by size; the
     sizes that are not a multiple of SERIES_STEP as open markers off the
     line. `reference` names the cuBLAS they are measured against
-    (REFERENCES)."""
+    (REFERENCES); `stacked`, one panel above the other, for a phone."""
     with plt.rc_context(RC):
-        return svg(by_size_figure(gflops, cublas, pct, mode, reference))
+        return svg(by_size_figure(gflops, cublas, pct, mode, reference, stacked))
 
 
 def square_series(result: ChapterResult, key: str) -> Series:

@@ -41,7 +41,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ladder_analysis import natural_figure
 from ladder_base import LadderMixin, not_measured_box, provenance_paragraph, stale_result_box
-from ladder_nodes import figure, paragraph, table
+from ladder_nodes import figure, paragraph, svg_image, table
 
 from figures import accuracy, by_size, ladder
 from ladder_tools import goals, results, values
@@ -204,14 +204,20 @@ class PlotDirective(_ChapterDirective):
                         "markers, off the line.")
         if stale:
             caption += f" Stale: {', '.join(stale)}."
+        alt = f"GFLOP/s and percent of cuBLAS by matrix size for {self.arguments[0]}"
         node = figure(
             lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode, reference),
-            alt=f"GFLOP/s and percent of cuBLAS by matrix size for {self.arguments[0]}",
-            caption=caption,
-        )
-        # Two panels side by side: on a phone the figure keeps a width where
-        # its labels stay legible and scrolls sideways (ladder.css).
+            alt=alt, caption=caption)
+        # Two panels side by side; on a phone the same two stacked, narrow
+        # enough for the column at full size (ladder.css shows one or the other).
         node["classes"].append("ladder-two-panel")
+        for image in node.findall(nodes.image):
+            image["classes"].append("ladder-wide")
+        for mode in ("light", "dark"):
+            image = svg_image(by_size.draw_by_size(gflops, cublas, pct, mode, reference,
+                                                   stacked=True), alt, mode)
+            image["classes"].append("ladder-stacked")
+            node.insert(len(node) - 1, image)  # before the caption
         return [node]
 
 

@@ -596,9 +596,24 @@ return {scrollWidth: document.documentElement.scrollWidth, innerWidth: width,
 """
 
 
+# The two-panel plots' images that show, each with whether it is the stacked
+# drawing and how its shown width compares with its drawn width.
+TWO_PANEL_PLOTS = """
+return [...document.querySelectorAll('figure.ladder-two-panel img')]
+  .filter(i => i.offsetParent)
+  .map(i => ({stacked: i.classList.contains('ladder-stacked'),
+              scale: i.getBoundingClientRect().width / i.naturalWidth}));
+"""
+
+
 def test_a_phone_sees_every_page_without_sideways_scrolling(site, server, browser, crawl):
-    # At desktop width the mobile header is hidden (read by the crawl).
+    # At desktop width the mobile header is hidden (read by the crawl), and a
+    # two-panel plot shows its panels side by side, in one mode only.
     assert crawl[CHAPTER]["mobileHeader"] == "none"
+    open_page(browser, server.url(CHAPTER))
+    desktop = browser.execute_script(TWO_PANEL_PLOTS)
+    assert desktop and not any(plot["stacked"] for plot in desktop), desktop
+    assert len(desktop) == len(browser.find_elements("css selector", "figure.ladder-two-panel"))
     width, height = PHONE
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
@@ -616,12 +631,14 @@ def test_a_phone_sees_every_page_without_sideways_scrolling(site, server, browse
                                 f"overflowing: {seen['tooWide']}; sticking out: {seen['wide']}")
             if seen["header"] in (None, "none") or seen["headerHeight"] <= 0:
                 problems.append(f"{page}: no mobile header ({seen['header']})")
-            # A two-panel plot keeps a legible width and scrolls in its own box.
-            shrunk = browser.execute_script(
-                "return [...document.querySelectorAll('figure.ladder-two-panel img')]"
-                ".filter(i => i.offsetParent && i.getBoundingClientRect().width < 600).length")
-            if shrunk:
-                problems.append(f"{page}: {shrunk} two-panel plots shrunk below 600 px")
+            # A two-panel plot shows its panels stacked, at (nearly) the size
+            # they were drawn, so that its labels stay legible.
+            for plot in browser.execute_script(TWO_PANEL_PLOTS):
+                if not plot["stacked"]:
+                    problems.append(f"{page}: a two-panel plot side by side on a phone")
+                elif plot["scale"] < 0.8:
+                    problems.append(f"{page}: a stacked plot shrunk to {plot['scale']:.2f} "
+                                    "of its drawn size")
             if page == CHAPTER:
                 browser.save_screenshot(str(artifacts_dir() / "browser-phone.png"))
             problems += [f"{page}: console error: {m}" for m in console_errors(browser)]

@@ -169,12 +169,13 @@ def drawn(make):
 # -- The by-size figure (chapter pages' {ladder-plot}) --------------------------
 
 
+@pytest.mark.parametrize("stacked", [False, True], ids=["side-by-side", "stacked"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name,result", BY_SIZE_CASES, ids=[c[0] for c in BY_SIZE_CASES])
-def test_by_size_figure_is_legible(name, result, mode):
+def test_by_size_figure_is_legible(name, result, mode, stacked):
     figure, renderer = drawn(lambda: by_size.by_size_figure(
         [series(result, "gflops")], [series(result, "cublas_gflops")],
-        [series(result, "pct_cublas")], mode))
+        [series(result, "pct_cublas")], mode, stacked=stacked))
     try:
         problems = []
         for axes in figure.axes:
