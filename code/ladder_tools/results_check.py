@@ -7,8 +7,8 @@ results/<gpu>/ folder. Each check returns a list of problems, one line each,
 empty when there is none.
 
 - every chapter binary has a result (the binaries are those the chapters'
-  CMakeLists.txt declare with ladder_add_chapter: the chapter, and a variant
-  bin/<chapter>-<suffix> for each VARIANT);
+  CMakeLists.txt declare with ladder_add_chapter: the chapter, and
+  <chapter>-<name> for each name after VARIANTS, run by the same binary);
 - every measured size is correct;
 - gflops, cublas_gflops and pct_cublas follow from the recorded median times
   (docs/results-schema.md);
@@ -38,14 +38,15 @@ REL_TOL = 4 * ROUNDING
 _ADD_CHAPTER = re.compile(r"\bladder_add_chapter\s*\(([^)]*)\)")
 
 
-_KEYWORDS = {"SOURCE", "SIZES", "VARIANT", "VARIANTS", "MIN_ARCH"}
+#: ladder_add_chapter's keywords (cmake/Ladder.cmake): the list after
+#: VARIANTS ends at the next of them.
+_KEYWORDS = {"SOURCE", "SIZES", "VARIANTS", "MIN_ARCH"}
 
 
 def declared_binaries(root: Path) -> list[str]:
     """The chapter binaries the chapters' CMakeLists.txt declare, sorted:
     <chapter folder> for a ladder_add_chapter call, and <chapter
-    folder>-<name> for each variant it names (VARIANTS <name> ..., or an
-    older VARIANT <suffix> call, which names only its variant), as
+    folder>-<name> for each variant it names (VARIANTS <name> ...), as
     cmake/Ladder.cmake names them."""
     names = []
     for listing in sorted((root / "chapters").glob("*/CMakeLists.txt")):
@@ -53,9 +54,6 @@ def declared_binaries(root: Path) -> list[str]:
         chapter = listing.parent.name
         for call in _ADD_CHAPTER.finditer(text):
             words = call.group(1).split()
-            if "VARIANT" in words:
-                names.append(f"{chapter}-{words[words.index('VARIANT') + 1]}")
-                continue
             names.append(chapter)
             if "VARIANTS" in words:
                 for word in words[words.index("VARIANTS") + 1:]:

@@ -83,14 +83,13 @@ def test_every_chapter_folder_declares_its_binary_and_the_variants_follow():
         assert any(name.startswith(c + "-") for c in chapters), name
 
 
-def test_declared_binaries_read_both_ways_of_naming_variants(tmp_path):
+def test_declared_binaries_read_the_variants_of_each_call(tmp_path):
     listings = {
         "01-a": "ladder_add_chapter(ch01 SOURCE kernel.cu)\n",
         "02-b": ("# ladder_add_chapter(commented VARIANTS no)\n"
                  "ladder_add_chapter(ch02 SOURCE kernel.cu VARIANTS swizzled rows\n"
                  "  SIZES 64x128x16 128)\n"),
-        "03-c": ("ladder_add_chapter(ch03 SOURCE kernel.cu SIZES 1 2)\n"
-                 "ladder_add_chapter(ch03_stream_k SOURCE stream_k.cu VARIANT stream-k SIZES 1)\n"),
+        "03-c": "ladder_add_chapter(ch03 SOURCE kernel.cu SIZES 1 2 VARIANTS stream-k)\n",
     }
     for folder, text in listings.items():
         (tmp_path / "chapters" / folder).mkdir(parents=True)
