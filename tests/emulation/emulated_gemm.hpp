@@ -98,6 +98,36 @@ inline std::string first_wrong(const float* out, const std::vector<double>& ref,
   return "none";
 }
 
+/// Runs `variant` on the CPU emulation: C = alpha * A * B + beta * C for an
+/// M x N x K product, with the workspace it asks for as the runner gives it
+/// (16-byte aligned, between guards, full of NaN).
+inline void launch(const ladder::Variant& variant, int M, int N, int K, float alpha, Guarded& A,
+                   Guarded& B, float beta, Guarded& C) {
+  const long long workspace = ladder::workspace_floats(variant, M, N, K);
+  Guarded W(size_t(workspace), false);
+  const ladder::Gemm g{M, N, K, alpha, A.data(), B.data(), beta, C.data(), W.data(), workspace};
+  EXPECT_NO_THROW(variant.launch(g, nullptr));
+}
+
+/// Expects every element of C (M x N) to be right: `wrong(m, n, c)` says
+/// what is wrong with c = C(m, n), or returns "" where it is right. The
+/// failure counts the wrong elements and describes the first.
+template <class Wrong>
+void expect_every_element(Guarded& C, int M, int N, Wrong wrong) {
+  int count = 0;
+  std::string first;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const float c = C.data()[size_t(m) * N + n];
+      const std::string why = wrong(m, n, c);
+      if (why.empty() || count++ > 0) continue;
+      std::ostringstream s;
+      s << "C(" << m << ", " << n << ") = " << c << ", " << why;
+      first = s.str();
+    }
+  EXPECT_EQ(count, 0) << "first: " << first;
+}
+
 /// Runs `variant` on the CPU emulation for `size` and `call`, with inputs
 /// drawn from `seed`, and checks every element of C against an FP64 product.
 inline void check(const ladder::Variant& variant, Size size, Call call, uint32_t seed) {
@@ -179,25 +209,12 @@ inline void check_nan_payloads(const ladder::Variant& variant, Size size) {
   };
   A.data()[size_t(row) * K + K / 2] = nan_of(0x7f800001u);
   B.data()[size_t(K / 3) * N + col] = nan_of(0xff801fffu);
-  const long long workspace = ladder::workspace_floats(variant, M, N, K);
-  Guarded W(size_t(workspace), false);
-  const ladder::Gemm g{M, N, K, 0.75f, A.data(), B.data(), 0.5f, C.data(), W.data(), workspace};
-  ASSERT_NO_THROW(variant.launch(g, nullptr));
-  int wrong = 0;
-  std::string first;
-  for (int m = 0; m < M; ++m)
-    for (int n = 0; n < N; ++n) {
-      const float c = C.data()[size_t(m) * N + n];
-      const bool want_nan = m == row || n == col;
-      if (want_nan ? std::isnan(c) : std::isfinite(c)) continue;
-      if (wrong++ == 0) {
-        std::ostringstream s;
-        s << "C(" << m << ", " << n << ") = " << c
-          << (want_nan ? ", expected NaN" : ", expected finite");
-        first = s.str();
-      }
-    }
-  EXPECT_EQ(wrong, 0) << "first: " << first;
+  launch(variant, M, N, K, 0.75f, A, B, 0.5f, C);
+  expect_every_element(C, M, N, [&](int m, int n, float c) -> std::string {
+    const bool want_nan = m == row || n == col;
+    if (want_nan ? std::isnan(c) : std::isfinite(c)) return "";
+    return want_nan ? "expected NaN" : "expected finite";
+  });
 }
 
 /// Values whose class rounding to TF32 changes, each where FP32 gives one
@@ -218,28 +235,15 @@ inline void check_class_kept(const ladder::Variant& variant, Size size, int fini
   A.data()[size_t(m) * K] = INFINITY;
   A.data()[size_t(m + 1) * K] = FLT_MAX;
   for (int j = 0; j < N; ++j) B.data()[j] = j == n ? std::ldexp(1.0f, -140) : 0.5f;
-  const long long workspace = ladder::workspace_floats(variant, M, N, K);
-  Guarded W(size_t(workspace), false);
-  const ladder::Gemm g{M, N, K, 1.0f, A.data(), B.data(), 0.0f, C.data(), W.data(), workspace};
-  ASSERT_NO_THROW(variant.launch(g, nullptr));
-  int wrong = 0;
-  std::string first;
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      const float want = i == m       ? INFINITY
-                         : i == m + 1 ? FLT_MAX * (j == n ? std::ldexp(1.0f, -140) : 0.5f)
-                                      : 0.0f;
-      const float c = C.data()[size_t(i) * N + j];
-      const bool near = std::isfinite(want) && want != 0.0f && std::isfinite(c) &&
-                        std::fabs(c - want) <= std::ldexp(std::fabs(want), -finite_bits);
-      if (c == want || near) continue;
-      if (wrong++ == 0) {
-        std::ostringstream out;
-        out << "C(" << i << ", " << j << ") = " << c << ", FP32 gives " << want;
-        first = out.str();
-      }
-    }
-  EXPECT_EQ(wrong, 0) << "first: " << first;
+  launch(variant, M, N, K, 1.0f, A, B, 0.0f, C);
+  expect_every_element(C, M, N, [&](int i, int j, float c) -> std::string {
+    const float want = i == m       ? INFINITY
+                       : i == m + 1 ? FLT_MAX * (j == n ? std::ldexp(1.0f, -140) : 0.5f)
+                                    : 0.0f;
+    const bool near = std::isfinite(want) && want != 0.0f && std::isfinite(c) &&
+                      std::fabs(c - want) <= std::ldexp(std::fabs(want), -finite_bits);
+    return c == want || near ? "" : "FP32 gives " + std::to_string(want);
+  });
 }
 
 /// Runs `variant` on `size` twice: on A and B, and on A * 2^s and B * 2^-s.
@@ -267,10 +271,7 @@ inline void check_scale_invariance(const ladder::Variant& variant, Size size, in
     Guarded As(A.size(), false), Bs(B.size(), false), C(size_t(M) * N, false);
     for (size_t i = 0; i < A.size(); ++i) As.data()[i] = std::ldexp(A.data()[i], scale);
     for (size_t i = 0; i < B.size(); ++i) Bs.data()[i] = std::ldexp(B.data()[i], -scale);
-    const long long workspace = ladder::workspace_floats(variant, M, N, K);
-    Guarded W(size_t(workspace), false);
-    const ladder::Gemm g{M, N, K, 1.0f, As.data(), Bs.data(), 0.0f, C.data(), W.data(), workspace};
-    variant.launch(g, nullptr);
+    launch(variant, M, N, K, 1.0f, As, Bs, 0.0f, C);
     return std::vector<float>(C.data(), C.data() + C.size());
   };
   const std::vector<float> plain = product(0), scaled = product(s);
