@@ -45,6 +45,23 @@ TEST(Emulated, Ch14NanPayloadsStayNaN) {
     emulated::check_nan_payloads(variant, {128, 128, 32});
 }
 
+TEST(Emulated, Ch14RoundingKeepsNanPayloads) {
+  // The store would mend the infinity such a NaN became (it computes a sum
+  // that is not finite again in FP32), so the product alone cannot show a
+  // rounding that drops the payload: to_tf32() is checked on its own. A NaN
+  // whose payload lies only in the 13 bits TF32 drops stays a NaN, its sign
+  // kept.
+  for (uint32_t bits : {0x7f800001u, 0xff801fffu, 0x7f801000u, 0x7fc00000u}) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    const uint32_t rounded = ch14::to_tf32(x);
+    float y;
+    std::memcpy(&y, &rounded, sizeof y);
+    EXPECT_TRUE(std::isnan(y)) << std::hex << bits << " became " << rounded;
+    EXPECT_EQ(rounded >> 31, bits >> 31) << std::hex << bits;
+  }
+}
+
 TEST(Emulated, Ch14KeepsFp32sClass) {
   // Infinity times a value TF32 rounds to 0, and FLT_MAX, which it rounds to
   // infinity: FP32's answers, on every path.
