@@ -1074,8 +1074,9 @@ class GpusDirective(_AnalysisDirective):
 
     COMPUTED = ("Computed: each architecture's limits and instructions from "
                 "ladder/arch.hpp, each variant's block from what the chapter's binary says "
-                "of itself. A CPU test compiles every chapter for sm_75 and sm_120 to check "
-                "the instructions; the limits are checked again at run time.")
+                "of itself. A CPU test compiles every chapter for each architecture (to "
+                "machine code for sm_75 and sm_120, to PTX between) to check the "
+                "instructions; the limits are checked again at run time.")
 
     @staticmethod
     def cell(verdict) -> str:

@@ -3,8 +3,12 @@ nvcc line its kernel.cu prints for a reader, and checks the outcome against
 ladder/arch.hpp (read through the `archs` tool): a chapter whose needs the
 architecture has compiles; any other stops with #error lines alone, each naming
 the architecture it needs. Device code only (-cubin): nothing is linked or run.
+With --ptx it stops at PTX for the virtual architecture compute_<cc>: the
+front end's checks (#error, static_assert, templates) run, ptxas does not. The
+test uses that for the architectures between sm_75 and sm_120, whose ptxas
+the two ends cover for every instruction the chapters use.
 
-Usage: arch_compile.py <archs binary> <cc>     e.g. ... build/bin/archs 75
+Usage: arch_compile.py <archs binary> <cc> [--ptx]    e.g. ... build/bin/archs 75
 Exit 0 when every chapter behaves as the table says; 1 with one line per
 chapter that does not; 77 (skipped) without nvcc.
 """
@@ -34,9 +38,10 @@ def build_line(kernel: Path) -> list[str]:
     raise ValueError(f"{kernel}: no line '{BUILD_LINE_MARK}'")
 
 
-def for_arch(words: list[str], cc: int, out: Path) -> list[str]:
+def for_arch(words: list[str], cc: int, out: Path, ptx: bool = False) -> list[str]:
     """The reader's nvcc line made to compile the device code alone for sm_<cc>:
-    its architecture replaced, its linking and output replaced by -cubin."""
+    its architecture replaced, its linking and output replaced by -cubin (or,
+    with `ptx`, by -ptx for compute_<cc>)."""
     command = []
     skip = False
     for word in words:
@@ -49,12 +54,15 @@ def for_arch(words: list[str], cc: int, out: Path) -> list[str]:
         if word.startswith(("-arch=", "-gencode=")) or word.startswith("-l"):
             continue
         command.append(word)
+    if ptx:
+        return [*command, f"-arch=compute_{cc}", "-ptx", "-o", str(out)]
     return [*command, f"-arch=sm_{cc}", "-cubin", "-o", str(out)]
 
 
-def check(chapter: Path, cc: int, compiles: bool, scratch: Path) -> str | None:
+def check(chapter: Path, cc: int, compiles: bool, scratch: Path, ptx: bool) -> str | None:
     """Why `chapter` does not behave as the table says on sm_<cc>, or None."""
-    command = for_arch(build_line(chapter / "kernel.cu"), cc, scratch / f"{chapter.name}.cubin")
+    command = for_arch(build_line(chapter / "kernel.cu"), cc,
+                       scratch / f"{chapter.name}.{'ptx' if ptx else 'cubin'}", ptx)
     done = subprocess.run(command, cwd=chapter, capture_output=True, text=True)
     said = (done.stdout + done.stderr).strip()
     if compiles:
@@ -74,8 +82,9 @@ def check(chapter: Path, cc: int, compiles: bool, scratch: Path) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: arch_compile.py <archs binary> <cc>", file=sys.stderr)
+    ptx = argv[3:] == ["--ptx"]
+    if len(argv) not in (3, 4) or (len(argv) == 4 and not ptx):
+        print("usage: arch_compile.py <archs binary> <cc> [--ptx]", file=sys.stderr)
         return 2
     if shutil.which("nvcc") is None:
         print("nvcc is not on PATH: skipped", file=sys.stderr)
@@ -91,13 +100,14 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(2) as pool:
         jobs = [(chapter, pool.submit(
             check, chapter, cc,
-            arch["has"][table["chapter_needs"].get(chapter.name, "nothing")], Path(scratch)))
+            arch["has"][table["chapter_needs"].get(chapter.name, "nothing")], Path(scratch), ptx))
                 for chapter in chapters]
         failures = [why for _, job in jobs if (why := job.result())]
     for why in failures:
         print(why)
     if not failures:
-        print(f"sm_{cc}: {len(chapters)} chapters behave as ladder/arch.hpp says")
+        stage = "PTX for compute" if ptx else "sm"
+        print(f"{stage}_{cc}: {len(chapters)} chapters behave as ladder/arch.hpp says")
     return 1 if failures else 0
 
 
