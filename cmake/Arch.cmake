@@ -2,7 +2,7 @@
 # the GPU that <arch> runs on. 90a (sm_90a's instructions, such as wgmma and
 # setmaxnreg) runs only on compute capability 9.0, so any of 90, 90-real,
 # 90a ... in CMAKE_CUDA_ARCHITECTURES counts. Included by the folders that
-# build for sm_90a alone (chapters/16-wgmma, code/tools).
+# build for sm_90a alone (chapters/16-wgmma, 17-3xtf32-wgmma, code/tools).
 function(ladder_targets_arch arch out)
   string(REGEX MATCH "^[0-9]+" _number "${arch}")
   set(_found OFF)

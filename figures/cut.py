@@ -1,4 +1,4 @@
-"""Chapter 16's last round, uncut and cut into slices, over the SMs in time
+"""Chapter 17's last round, uncut and cut into slices, over the SMs in time
 ({ladder-cut}).
 
 The data: what ``build/bin/lastround`` prints for N on the GPU's SMs (the

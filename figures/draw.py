@@ -150,7 +150,7 @@ def draw_rounds(args, mode: str) -> bytes:
 
 
 def draw_cut(args, mode: str) -> bytes:
-    """Chapter 16's last round, uncut and cut into slices, over the SMs in K-steps."""
+    """Chapter 17's last round, uncut and cut into slices, over the SMs in K-steps."""
     tool = binaries.require_binary(binaries.build_dir(ROOT), "lastround")
     found, _, _ = cut.chapter_cut(ROOT, tool, args.chapter, args.size, args.gpu)
     if found is None:
@@ -232,9 +232,9 @@ def parser() -> argparse.ArgumentParser:
             figure.add_argument("--size", type=int, default=3072,
                                 help="N of the N x N output (default 3072)")
         if name == "cut":
-            figure.add_argument("chapter", nargs="?", default="16-wgmma-3xtf32",
+            figure.add_argument("chapter", nargs="?", default="17-3xtf32-wgmma",
                                 help="the result whose GPU gives the SMs (default "
-                                     "16-wgmma-3xtf32)")
+                                     "17-3xtf32-wgmma)")
             figure.add_argument("--size", type=int, default=1536,
                                 help="N of the N x N x N product (default 1536)")
         if name == "tail-rounds":

@@ -3,13 +3,12 @@
 // warpgroup drives it, mbarriers hand the stages to two consumer warpgroups,
 // and they multiply with wgmma, the tensor cores' asynchronous warpgroup MMA,
 // on TF32 (A and B rounded to it first, as cuBLAS rounds them; truncated by
-// wgmma itself in the variant "truncated"), or on 3xTF32 (the variant
-// "3xtf32"). Everything but main(), which
-// is in kernel.cu. It needs the sm_90a target (an H100 or H200). Products
-// whose rows TMA cannot copy (K or N not a multiple of 4) run on aligned
-// copies in the workspace the harness gives (chapter 13's launch_packed());
-// without one, chapter 14's mma.sync kernel runs them, or chapter 15's for
-// 3xTF32.
+// wgmma itself in the variant "truncated"), or on 3xTF32 (the tilings that
+// chapter 17 runs). Everything but main(), which is in kernel.cu. It needs
+// the sm_90a target (an H100 or H200). Products whose rows TMA cannot copy
+// (K or N not a multiple of 4) run on aligned copies in the workspace the
+// harness gives (chapter 13's launch_packed()); without one, chapter 14's
+// mma.sync kernel runs them, or chapter 15's for 3xTF32.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
@@ -77,8 +76,8 @@ __device__ bool mbarrier_try_wait(uint64_t* bar, int parity) {
 
 // Waits until the barrier's phase `parity` has completed. A wrong byte count
 // or parity hangs here. (A guard that traps after many refusals would put a
-// branch to a trap in every wait, and with it the compiler serializes the
-// wide tile's wgmma: its warning C7512.)
+// branch to a trap in every wait; with it, ptxas serializes the wide tile's
+// wgmma, each waiting for the one before, and says so in warning C7512.)
 __device__ void mbarrier_wait(uint64_t* bar, int parity) {
   while (!mbarrier_try_wait(bar, parity)) {
   }
@@ -846,57 +845,12 @@ inline void launch_truncated_by_count(const ladder::Gemm& g, cudaStream_t stream
 /// needs the same).
 inline long long workspace_rounded(int M, int N, int K) { return workspace_parts<Chosen>(M, N, K); }
 
-// [pick-split]
-/// Below this K, 3xTF32 rounds A's split; from it on, it truncates. The
-/// truncated split leaves each product an error near 2^-21 of its size,
-/// whatever K; FP32's own sums gather error as K grows. So at short K the
-/// truncated split's error can pass SGEMM's, and the rounded split's stays
-/// near it; but the rounded split is slower: it writes and copies a third
-/// part. The page measures both splits' errors and speeds
-/// (16-wgmma-3xtf32-truncated and -rounded); kRoundBelowK was chosen from
-/// such measurements, on both GPUs.
-constexpr int kRoundBelowK = 1024;
-
-/// 3xTF32 on the 64-row tile where its count (split_steps()) is the
-/// smaller, on the 128-row tile otherwise.
-template <class Square, class Half>
-void launch_3xtf32_by_count(const ladder::Gemm& g, cudaStream_t stream) {
-  static const int sms = ch13::sm_count();
-  if (split_steps<Half>(g.M, g.N, g.K, sms) < split_steps<Square>(g.M, g.N, g.K, sms)) {
-    launch<Half>(g, stream);
-  } else {
-    launch<Square>(g, stream);
-  }
-}
-
-/// The variant "3xtf32": A's split rounded for short K, truncated (the
-/// faster) from kRoundBelowK on; the tile by the count, and its last round
-/// cut into slices (it asks for the workspace: workspace_3xtf32()).
-inline void launch_3xtf32(const ladder::Gemm& g, cudaStream_t stream) {
-  if (g.K < kRoundBelowK) {
-    launch_3xtf32_by_count<SplitRounded, SplitRoundedNarrow>(g, stream);
-  } else {
-    launch_3xtf32_by_count<Split, SplitNarrow>(g, stream);
-  }
-}
-
-/// The variant "3xtf32"'s workspace: room for the copies, A's parts, and,
-/// where either tile's last round is cut, for its slices.
-inline long long workspace_3xtf32(int M, int N, int K) {
-  static const int sms = ch13::sm_count();
-  const bool cut = last_round<Split>(M, N, K, sms).slices > 1 ||
-                   last_round<SplitNarrow>(M, N, K, sms).slices > 1;
-  const long long parts =
-      K < kRoundBelowK ? workspace_parts<SplitRounded>(M, N, K) : workspace_parts<Split>(M, N, K);
-  return parts + (cut ? slices_floats<Split>() : 0);
-}
-// [end]
-
-/// Why this GPU cannot run the chapter, or empty when it can: wgmma and TMA
-/// as built here need compute capability 9.0 exactly.
-inline std::string unsupported_gpu(const cudaDeviceProp& prop) {
+/// Why this GPU cannot run chapter `slug` (16 or 17), or empty when it can:
+/// wgmma and TMA as built here need compute capability 9.0 exactly.
+inline std::string unsupported_gpu(const cudaDeviceProp& prop,
+                                   const std::string& slug = "16-wgmma") {
   if (prop.major == 9 && prop.minor == 0) return {};
-  return "16-wgmma: this GPU is sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+  return slug + ": this GPU is sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
          "; wgmma and TMA as built here need sm_90 (an H100 or H200)";
 }
 
@@ -942,11 +896,8 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
 /// and B rounded, the tile the count picks (its constants and resources are
 /// the 128 x 128 tile's), the same with A and B truncated ("truncated"),
 /// the 128 x 128 tile as the variant "square", the 256 x 128 one as "wide",
-/// the 64 x 128 one as "narrow"; and 3xTF32, which promises
-/// FP32's accuracy: the variant "3xtf32" (launch_3xtf32()), which rounds A's
-/// split for short K and truncates it otherwise, picks the tile by its count
-/// and cuts the last round into slices; "3xtf32-truncated", "3xtf32-narrow"
-/// and "3xtf32-rounded" (sums of two steps), each one way at every K, uncut.
+/// the 64 x 128 one as "narrow". Chapter 17 runs the 3xTF32 tilings
+/// (Split and the others) of the same kernel.
 inline ladder::Chapter chapter() {
   return {
       "16-wgmma",
@@ -958,12 +909,7 @@ inline ladder::Chapter chapter() {
                           launch_truncated_by_count, workspace_parts<Truncated>),
        variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
        variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
-       variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
-       variant<Split>("3xtf32", "3xTF32 on wgmma, A rounded for short K, last round cut",
-                      launch_3xtf32, workspace_3xtf32),
-       variant<Split>("3xtf32-truncated", "3xTF32 on wgmma, A truncated"),
-       variant<SplitNarrow>("3xtf32-narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
-       variant<SplitRounded>("3xtf32-rounded", "3xTF32 on wgmma, A rounded")},
+       variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles")},
       true};
 }
 

@@ -77,7 +77,8 @@ using Narrow = Tiling<64, 1, BK / 8, true>;
 using Truncated = Tiling<128>;
 using TruncatedWide = Tiling<256>;
 using TruncatedNarrow = Tiling<64>;
-/// 3xTF32 on the 128 x 128 tile, a stage's products summed from zero.
+/// 3xTF32 (chapter 17) on the 128 x 128 tile, a stage's products summed
+/// from zero.
 using Split = Tiling<128, 3>;
 /// 3xTF32 with A rounded, as chapter 15 splits it, and the tensor cores'
 /// sums half as long: two steps of 8.

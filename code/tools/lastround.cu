@@ -1,4 +1,4 @@
-// lastround: how chapter 16's 3xTF32 kernel on its 128 x 128 tile divides an
+// lastround: how chapter 17's 3xTF32 kernel on its 128 x 128 tile divides an
 // N x N x N product among blocks on a GPU of a given number of SMs, with its
 // last round cut into slices and without: every block's tile and K-steps.
 // CPU only: nothing here runs on a GPU.
@@ -17,7 +17,7 @@
 
 namespace {
 
-using Tile = ch16::Split;  // the variant 3xtf32's 128 x 128 tile
+using Tile = ch16::Split;  // chapter 17's 128 x 128 tile
 
 [[noreturn]] void fail(const std::string& message) {
   std::fprintf(stderr, "lastround: %s\n", message.c_str());

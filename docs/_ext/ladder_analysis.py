@@ -654,7 +654,7 @@ class RoundsDirective(_SizeFigureDirective):
 
 
 class CutDirective(_SizeFigureDirective):
-    """Chapter 16's last round uncut and cut into slices, over the SMs in
+    """Chapter 17's last round uncut and cut into slices, over the SMs in
     K-steps (build/bin/lastround), the SMs from the result ``slug``."""
 
     def load(self, slug, size, gpu):

@@ -1,4 +1,4 @@
-// A GPU test of chapter 16's cut last round (label "gpu"; without an sm_90
+// A GPU test of chapter 17's cut last round (label "gpu"; without an sm_90
 // GPU it exits with 77, which CTest reports as skipped).
 //
 // The slices of a cut tile add up inside the kernel, through two counters
@@ -20,7 +20,7 @@
 #include <random>
 #include <vector>
 
-#include "chapters/16-wgmma/kernel.cuh"
+#include "chapters/17-3xtf32-wgmma/kernel.cuh"
 
 namespace {
 
@@ -74,8 +74,8 @@ int main() {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (float& x : a) x = uniform(rng);
   for (float& x : b) x = uniform(rng);
-  // The variant "3xtf32"'s own workspace, which has room for the slices.
-  const long long workspace_floats = ch16::workspace_3xtf32(n, n, n);
+  // The chapter's own workspace, which has room for the slices.
+  const long long workspace_floats = ch17::workspace_3xtf32(n, n, n);
   float *A, *B, *C, *workspace;
   CUDA_CHECK(cudaMalloc(&A, elements * sizeof(float)));
   CUDA_CHECK(cudaMalloc(&B, elements * sizeof(float)));

@@ -100,13 +100,21 @@ TEST(Fuzz, TheOracleClassesAsFp32ArithmeticDoes) {
 // The fuzzer's command line goes through the book's one parser: what a
 // failure prints to repeat a problem (a 64-bit seed among them) reads back.
 TEST(Fuzz, TheCommandLineThatRepeatsAProblemReadsBack) {
-  const char* argv[] = {"fuzz-16-wgmma", "--variant", "3xtf32",    "--seed", "18446744073709551615",
-                        "--problem",     "17",        "--aligned", "--json", "out.json"};
+  const char* argv[] = {"fuzz-17-3xtf32-wgmma",
+                        "--variant",
+                        "truncated",
+                        "--seed",
+                        "18446744073709551615",
+                        "--problem",
+                        "17",
+                        "--aligned",
+                        "--json",
+                        "out.json"};
   ladder::fuzz::Options o;
   bool help = false;
   EXPECT_EQ(ladder::fuzz::parse_options(10, argv, o, help), "");
   EXPECT_FALSE(help);
-  EXPECT_EQ(o.variant, "3xtf32");
+  EXPECT_EQ(o.variant, "truncated");
   ASSERT_EQ(o.seeds.size(), 1u);
   EXPECT_EQ(o.seeds[0], 18446744073709551615ull);
   EXPECT_EQ(o.only, 17);

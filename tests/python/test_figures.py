@@ -832,7 +832,7 @@ from figures import cut  # noqa: E402
 
 def expected_cut(size: int, sms: int) -> tuple[int, int, int, int]:
     """The uncut and the cut busiest SM's K-steps, the cut tiles and their
-    slices of 16-wgmma-3xtf32's 128 x 128 tile at N = size."""
+    slices of 17-3xtf32-wgmma's 128 x 128 tile at N = size."""
     tiles, steps = (-(-size // 128)) ** 2, -(-size // 32)
     uncut = -(-tiles // sms) * steps
     left = tiles % sms
@@ -849,9 +849,9 @@ def test_the_cut_figure_is_the_count(size, mode):
     tool = BUILD / "bin" / "lastround"
     if not tool.is_file():
         pytest.skip(f"lastround is not built in {BUILD}/bin")
-    found, _, _ = cut.chapter_cut(ROOT, tool, "16-wgmma-3xtf32", size, "h200")
+    found, _, _ = cut.chapter_cut(ROOT, tool, "17-3xtf32-wgmma", size, "h200")
     if found is None:
-        pytest.skip("no 16-wgmma-3xtf32 result for the H200")
+        pytest.skip("no 17-3xtf32-wgmma result for the H200")
     uncut, busiest, cut_tiles, slices = expected_cut(size, found.sms)
     assert (found.uncut.busiest, found.cut.busiest) == (uncut, busiest)
     assert (found.cut.cut_tiles, found.cut.slices) == (cut_tiles, slices)
@@ -885,11 +885,11 @@ def test_the_cut_figure_is_the_count(size, mode):
 from figures import pipeline  # noqa: E402
 from ladder_tools.binaries import AnalysisError  # noqa: E402
 
-PIPELINE_CHAPTER = "16-wgmma"
-PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "16-wgmma-3xtf32"]
+PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]
 
 
-def variant_constants(chapter: str, slug: str) -> dict:
+def variant_constants(slug: str) -> dict:
+    chapter = "16-wgmma" if slug.startswith("16-") else "17-3xtf32-wgmma"
     binary = BUILD / "bin" / chapter
     if not binary.is_file():
         pytest.skip(f"{chapter} is not built in {BUILD}/bin")
@@ -965,7 +965,7 @@ def pipeline_problems(c: dict, tasks) -> list[str]:
 
 @pytest.mark.parametrize("slug", PIPELINE_SLUGS)
 def test_the_pipeline_schedule_keeps_the_kernels_barriers(slug):
-    c = variant_constants(PIPELINE_CHAPTER, slug)
+    c = variant_constants(slug)
     found, _ = pipeline.chapter_pipeline(ROOT, BUILD, slug)
     assert (found.stages, found.products) == (c["STAGES"], c["PRODUCTS"])
     assert pipeline_problems(c, pipeline.schedule(found)) == []
@@ -996,7 +996,7 @@ def test_the_pipeline_refuses_constants_that_are_not_the_kernels(broken):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("slug", PIPELINE_SLUGS)
 def test_the_pipeline_figure_draws_each_task_and_barrier_once(slug, mode):
-    c = variant_constants(PIPELINE_CHAPTER, slug)
+    c = variant_constants(slug)
     found, _ = pipeline.chapter_pipeline(ROOT, BUILD, slug)
     barrier_of = {"copy": "full", "mma": "empty"}
     kinds = ["copy", "mma"]
@@ -1033,11 +1033,11 @@ def test_the_pipeline_figure_draws_each_task_and_barrier_once(slug, mode):
 
 
 def test_draw_py_draws_the_pipeline(tmp_path):
-    variant_constants(PIPELINE_CHAPTER, "16-wgmma-3xtf32")
+    variant_constants("17-3xtf32-wgmma")
     for mode in MODES:
         out = tmp_path / f"pipeline-{mode}.svg"
         done = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "pipeline",
-                               "16-wgmma-3xtf32", "--mode", mode, "--out", str(out)],
+                               "17-3xtf32-wgmma", "--mode", mode, "--out", str(out)],
                               capture_output=True, text=True,
                               env={**os.environ, "LADDER_BUILD_DIR": str(BUILD)})
         assert done.returncode == 0, done.stderr

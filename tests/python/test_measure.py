@@ -163,25 +163,33 @@ def test_a_size_named_twice_is_measured_once():
     assert len({measure.dims(s) for s in sizes}) == len(sizes)
 
 
-def test_own_sizes_reach_the_chapter_and_the_variants_it_names():
+def test_own_sizes_reach_the_chapter_and_the_variants_it_names(tmp_path, monkeypatch):
     """own-sizes is for the chapter's own binary and the variants that
     own-sizes-variants names; the others get extra-sizes alone."""
     sys.path.insert(0, str(ROOT / "code"))
     import measure
     from types import SimpleNamespace
 
-    def sizes(name):
-        return measure.extra_sizes(SimpleNamespace(chapter="16-wgmma", name=name))
+    def sizes(name, chapter="16-wgmma"):
+        return measure.extra_sizes(SimpleNamespace(chapter=chapter, name=name))
 
     own = measure.read_sizes(ROOT / "chapters" / "16-wgmma" / "own-sizes")
     extra = measure.read_sizes(ROOT / "chapters" / "16-wgmma" / "extra-sizes")
-    assert own and "3xtf32" in measure.read_sizes(
-        ROOT / "chapters" / "16-wgmma" / "own-sizes-variants")
+    assert own and extra
     assert sizes("16-wgmma") == extra + own
-    assert sizes("16-wgmma-3xtf32") == extra + own
-    # A variant whose name only starts like a named one gets no own sizes.
-    assert sizes("16-wgmma-3xtf32-narrow") == extra
     assert sizes("16-wgmma-square") == extra
+    # A variant that own-sizes-variants names gets them; one whose name only
+    # starts like a named one does not.
+    folder = tmp_path / "chapters" / "99-made-up"
+    folder.mkdir(parents=True)
+    (folder / "own-sizes").write_text("# own\n300 400\n")
+    (folder / "extra-sizes").write_text("500\n")
+    (folder / "own-sizes-variants").write_text("wide\n")
+    monkeypatch.setattr(measure, "ROOT", tmp_path)
+    assert sizes("99-made-up", "99-made-up") == ["500", "300", "400"]
+    assert sizes("99-made-up-wide", "99-made-up") == ["500", "300", "400"]
+    assert sizes("99-made-up-wide-2", "99-made-up") == ["500"]
+    assert sizes("99-made-up-narrow", "99-made-up") == ["500"]
 
 
 def test_a_quick_run_times_the_standard_sizes_alone(monkeypatch, tmp_path):

@@ -14,7 +14,7 @@ namespace ladder::arch {
 enum class Needs : int {
   kNothing = 0,   ///< Part I: FP32 FMAs, shared memory, 16-byte loads
   kTf32Mma = 1,   ///< mma.sync on TF32 (chapters 14 and 15): sm_80 or newer
-  kSm90aOnly = 2  ///< wgmma, TMA, setmaxnreg built for sm_90a (chapter 16): 9.0 only
+  kSm90aOnly = 2  ///< wgmma, TMA, setmaxnreg built for sm_90a (chapters 16, 17): 9.0 only
 };
 
 /// One architecture: its compute capability and the limits a block meets
@@ -49,6 +49,7 @@ inline constexpr ChapterNeeds kChapterNeeds[] = {
     {"14-tf32", Needs::kTf32Mma},
     {"15-3xtf32", Needs::kTf32Mma},
     {"16-wgmma", Needs::kSm90aOnly},
+    {"17-3xtf32-wgmma", Needs::kSm90aOnly},
 };
 
 /// The number of architectures in kArchs.
