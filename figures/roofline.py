@@ -57,8 +57,6 @@ LABEL = 12
 FIGURE_SIZE = (5.4, 5.4)
 #: The chapters' markers' radius in points.
 MARKER_RADIUS = 2.3
-#: The page's background in each mode (furo's), behind the magnified panel.
-PAGE = {"light": "#ffffff", "dark": "#131416"}
 #: Where the magnified panel of the chapters near the roof goes, in
 #: fractions of the axes (left, bottom, width, height).
 INSET = (0.53, 0.05, 0.45, 0.40)
@@ -308,7 +306,7 @@ def roofline_figure(r: Roofline, mode: str):
             inset.minorticks_off()
             # Opaque, in the page's colour, so the main axes' grid does not
             # run through the magnified panel as if it were its scale.
-            inset.set_facecolor(PAGE[mode])
+            inset.set_facecolor(THEMES[mode]["page"])
             for spine in inset.spines.values():
                 spine.set_color(ink)
                 spine.set_linewidth(0.8)

@@ -19,8 +19,8 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 #: The page modes, each with its text, axis and grid colours.
 THEMES = {
-    "light": {"ink": "#303030", "grid": "#d0d0d0"},
-    "dark": {"ink": "#d0d0d0", "grid": "#505050"},
+    "light": {"ink": "#303030", "grid": "#d0d0d0", "page": "#ffffff"},
+    "dark": {"ink": "#d0d0d0", "grid": "#505050", "page": "#131416"},
 }
 #: One colour per GPU, in the order the GPUs are listed (the reference GPU
 #: first); each is mid-contrast, readable on white and on near-black.

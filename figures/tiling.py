@@ -562,10 +562,14 @@ def tiling_figure(t: Tiling, mode: str):
                       alpha=0.45 if marked else 1, ec="none" if marked else ink,
                       lw=0 if marked else 1.2)
                 # Chapter 16's warps own narrow columns: their names run up them.
+                # Each name sits on a patch of the page's colour, above the
+                # zoom lines and the thread's cells, so that none crosses it.
                 block.text(r[1] + r[3] / 2, r[0] + r[2] * (0.5 if t.wgmma else 0.72),
                            f"warp {warp}", ha="center", va="center", fontsize=TEXT, color=ink,
                            rotation=90 if t.wgmma else 0,
-                           fontweight="bold" if marked else "normal")
+                           fontweight="bold" if marked else "normal", zorder=4,
+                           bbox=dict(boxstyle="square,pad=0.15", fc=theme["page"], ec="none"),
+                           gid=f"warp-label-{warp}")
             _grid(block, 0, 0, t.bm, t.bn, wm, wn, ink, 1.2, "warp-lines")
             for r in mine:
                 _rect(block, r, "thread-in-block", fc=THREAD_COLOUR, ec="none")
@@ -624,10 +628,15 @@ def tiling_figure(t: Tiling, mode: str):
                 _sides(zoom, theme, shown_m, wn, "rows", "columns")
             else:
                 _sides(zoom, theme, wm, wn, "WM", "WN")
+            # The zoom lines belong to the block's panel, beneath its labels.
             for x in (0, wn):
-                figure.add_artist(ConnectionPatch(
+                line = ConnectionPatch(
                     xyA=(left + x, top + shown_m), coordsA=block.transData,
-                    xyB=(x, 0), coordsB=zoom.transData, color=ink, lw=0.8, ls=(0, (3, 3))))
+                    xyB=(x, 0), coordsB=zoom.transData, color=ink, lw=0.8, ls=(0, (3, 3)),
+                    zorder=3)
+                block.add_artist(line)
+                line.set_clip_on(False)
+                line.set_gid(f"zoom-line-{x}")
             y += panels[1][2] + BELOW_GAP
             _words_below(figure, zoom, 1 - y / total, below_zoom, ink)
             y += _lines(below_zoom) * LINE

@@ -32,8 +32,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 matplotlib = pytest.importorskip("matplotlib")
 
+import matplotlib.colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
+from matplotlib.patches import ConnectionPatch  # noqa: E402
 from matplotlib.colors import to_rgb, to_rgba  # noqa: E402
 
 from figures import by_size, mix, style, sweep  # noqa: E402
@@ -518,6 +520,46 @@ def test_the_tiling_figure_is_the_chapters_tiling_to_scale(slug, binary, mode):
                                        tiling_found.walk)
         assert not problems, "\n".join(problems)
         assert tiling.draw_tiling(tiling_found, mode).startswith(b"<?xml")
+    finally:
+        plt.close(figure)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("slug,binary", TILING_CHAPTERS, ids=[s for s, _ in TILING_CHAPTERS])
+def test_no_zoom_line_or_thread_cell_crosses_a_warp_name(slug, binary, mode):
+    """Where a zoom line or a thread's cell overlaps a warp's name, the name
+    is drawn over it on a patch of the page's colour, so nothing crosses the
+    letters. Checked on the drawn figure: the name's box against each
+    line's path and each cell's box, in pixels."""
+    tiling_found, _ = tiling.chapter_tiling(ROOT, BUILD, slug)
+    figure, renderer = drawn(lambda: tiling.tiling_figure(tiling_found, mode))
+    try:
+        block = panel(figure, "block-panel")
+        names = [t for t in block.texts if re.fullmatch(r"warp \d+", t.get_text())]
+        if not names:
+            pytest.skip(f"{slug}'s figure names no warps")
+        # A line drawn on the figure, not in the block's panel, is drawn after
+        # the panel and so over every name it meets.
+        lines = [a for a in (*figure.artists, *block.artists) if isinstance(a, ConnectionPatch)]
+        cells = patches(figure, "thread-in-block")
+        page = matplotlib.colors.to_hex(style.THEMES[mode]["page"])
+        crossings = 0
+        for name in names:
+            box = name.get_window_extent(renderer)
+            patch = name.get_bbox_patch()
+            covered = (patch is not None and matplotlib.colors.to_hex(patch.get_facecolor())
+                       == page and patch.get_alpha() in (None, 1))
+            over = [line for line in lines
+                    if line.get_path().transformed(line.get_transform()).intersects_bbox(box)]
+            over += [cell for cell in cells if cell.get_window_extent(renderer).overlaps(box)]
+            for artist in over:
+                crossings += 1
+                beneath = artist not in figure.artists and artist.get_zorder() < name.get_zorder()
+                assert covered and beneath, (
+                    f"{name.get_text()} is crossed by {type(artist).__name__} {artist.get_gid()}")
+        # The drawing this guards: chapter 16's lines and cells do reach names.
+        if tiling_found.wgmma:
+            assert crossings > 0
     finally:
         plt.close(figure)
 
