@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The measure command: everything the book reports, measured on this GPU.
 
-    python3 code/measure.py [--quick] [--chapters 01-naive 02-coalescing ...]
+    python3 code/measure.py [--quick] [--chapters 01-naive 02-coalescing ... | --changed]
 
 On a machine with an NVIDIA GPU it
   1. configures and builds Release for this GPU's architecture (build/measure),
-  2. runs the GPU tests (ctest -L gpu),
-  3. measures the two ceilings (FP32 FMA peak, copy bandwidth),
-  4. benchmarks every chapter at 256 ... 8192 against cuBLAS,
+  2. measures the two ceilings (FP32 FMA peak, copy bandwidth),
+  3. runs the GPU tests (ctest -L gpu),
+  4. benchmarks every chapter at 256 ... 8192 against cuBLAS (with
+     --changed, only the chapters whose results on this GPU are missing or
+     stale),
   5. runs compute-sanitizer (memcheck, racecheck, synccheck) on every chapter
      at a small size,
   6. reads ncu's shared-memory counters for every chapter at one size, and
@@ -370,6 +372,28 @@ def refusal(tests: dict, status: dict, chapters: dict, expected: list[str],
     return problems
 
 
+def changed_chapters(root: Path, gpu_folder: Path,
+                     folders: list[str] | None = None) -> list[str]:
+    """The chapters (folder names, and TRANSPOSE for chapter 10's exercise)
+    that `gpu_folder` (results/<gpu>) holds no result for, or a result of
+    which was built from a file that has changed since: what `--changed`
+    measures. A chapter counts when any binary it declares does."""
+    declared = results_check.declared_binaries(root)
+
+    def fresh(path: Path) -> bool:
+        return (path.exists() and
+                pending.changed(json.loads(path.read_text())["provenance"], root) == [])
+
+    wanted = []
+    for chapter in folders if folders is not None else chapter_folders():
+        names = [n for n in declared if n == chapter or n.startswith(chapter + "-")]
+        if not all(fresh(gpu_folder / "chapters" / f"{n}.json") for n in names):
+            wanted.append(chapter)
+    if not fresh(gpu_folder / "transpose.json"):
+        wanted.append(TRANSPOSE)
+    return wanted
+
+
 def measures_transpose(wanted: list[str]) -> bool:
     """Whether a run of --chapters `wanted` measures the transpose exercise:
     a run of every chapter does, and a run that names it."""
@@ -387,6 +411,10 @@ def main() -> int:
                              "sanitizer and no ncu (a first look)")
     parser.add_argument("--sizes", nargs="*", default=None,
                         help=f"square sizes to benchmark (default {' '.join(SIZES)})")
+    parser.add_argument("--changed", action="store_true",
+                        help="only the chapters (and the transpose exercise) whose results "
+                             "on this GPU are missing or stale: built from files that have "
+                             "changed since (what the book marks stale)")
     parser.add_argument("--build-dir", default=str(ROOT / "build" / "measure"))
     parser.add_argument("--no-sanitizer", action="store_true")
     parser.add_argument("--no-ncu", action="store_true")
@@ -400,9 +428,22 @@ def main() -> int:
     if shutil.which("nvidia-smi") is None or run(["nvidia-smi", "-L"]).returncode != 0:
         print("measure: no NVIDIA GPU here (nvidia-smi finds none); nothing was measured")
         return 77
-    transpose = measures_transpose(args.chapters)
+    if args.changed and args.chapters:
+        sys.exit("measure: --changed picks the chapters itself; leave out --chapters")
     build_dir = Path(args.build_dir)
     build(build_dir)
+    staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
+    (staging / "chapters").mkdir()
+    # The ceilings first: their file names the GPU, whose results --changed reads.
+    baseline(build_dir, staging / "baseline.json")
+    if args.changed:
+        slug = json.loads((staging / "baseline.json").read_text())["provenance"]["gpu_slug"]
+        args.chapters = changed_chapters(ROOT, ROOT / "results" / slug)
+        if not args.chapters:
+            say(f"nothing to measure: every result in results/{slug} is up to date")
+            return 0
+        say(f"measuring what changed on {slug}: {' '.join(args.chapters)}")
+    transpose = measures_transpose(args.chapters)
     programs = chapter_programs(build_dir, args.chapters)
     # The inputs every result will record, read now (inputs_of caches them):
     # a source that cannot be read stops the run before anything is measured,
@@ -412,10 +453,7 @@ def main() -> int:
         inputs_of(source)
     sizes = args.sizes or (SIZES[:4] if args.quick else SIZES)
 
-    staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
-    (staging / "chapters").mkdir()
     tests = gpu_tests(build_dir)
-    baseline(build_dir, staging / "baseline.json")
     status = {}
     for program in programs:
         status[program.name] = benchmark(program, staging / "chapters" / f"{program.name}.json",

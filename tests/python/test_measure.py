@@ -1,6 +1,7 @@
 """The measure command: it refuses to write anything on a machine with no GPU,
 and a partial run merges into the results it does not redo."""
 import json
+import shutil
 import subprocess
 import sys
 
@@ -210,3 +211,33 @@ def test_a_quick_run_times_the_standard_sizes_alone(monkeypatch, tmp_path):
     quick, full = (c[c.index("--sizes") + 1:c.index("--budget-s")] for c in asked)
     assert quick == ["256", "512"]
     assert len(full) > len(quick) and full[:2] == quick
+
+
+def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path):
+    """--changed measures a chapter when one of its binaries has no result on
+    the GPU, or a result built from a file that has changed since; the rest
+    are left alone. A copy of one GPU's committed results, edited."""
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    gpus = sorted(p for p in (ROOT / "results").iterdir()
+                  if (p / "chapters" / "01-naive.json").exists())
+    if not gpus:
+        pytest.skip("no GPU's results hold chapter 01")
+    gpu = gpus[0]
+    folder = tmp_path / gpu.name
+    shutil.copytree(gpu, folder)
+    chapters = ["01-naive", "02-coalescing", "03-flat-block"]
+    fresh = measure.changed_chapters(ROOT, folder, chapters)
+    # Make 01 stale (a recorded hash no longer matches) and 02 missing.
+    result = folder / "chapters" / "01-naive.json"
+    data = json.loads(result.read_text())
+    path = next(iter(data["provenance"]["inputs"]))
+    data["provenance"]["inputs"][path] = "0" * 64
+    result.write_text(json.dumps(data))
+    (folder / "chapters" / "02-coalescing.json").unlink()
+    found = measure.changed_chapters(ROOT, folder, chapters)
+    assert "01-naive" in found and "02-coalescing" in found
+    assert ("03-flat-block" in found) == ("03-flat-block" in fresh)
+    assert measure.changed_chapters(ROOT, tmp_path / "no-such-gpu", chapters) == [
+        *chapters, measure.TRANSPOSE]
