@@ -5,10 +5,9 @@
 // H200); on any other GPU it says so in one line and exits with 2.
 //
 // Build this chapter alone, from its folder:
-//   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -I../../code/include kernel.cu -lcublas -o
-//   3xtf32-wgmma
+//   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -I../../code/include kernel.cu -lcublas -o split
 // Run it:
-//   ./3xtf32-wgmma --sizes 1024 4096 1000x1000x1000
+//   ./split --sizes 1024 4096 1000x1000x1000
 #include <cstdio>
 #include <cstring>
 #include <string>
