@@ -69,14 +69,8 @@ class Accuracy:
     gpu: str
     size: tuple[int, int, int]
     points: list[Point]
-    cublas_from: str | None = None  #: the result whose run gave cuBLAS's points
+    cublas_from: str | None = None  #: the label of the result whose run gave cuBLAS's points
     missing: list[str] = field(default_factory=list)
-
-
-def method_label(slug: str, title: str) -> str:
-    """A result's label: its chapter number and its title (15 · 3xTF32 on
-    mma.sync)."""
-    return f"{slug[:2]} \u00b7 {title}"
 
 
 def _errors(entry: dict, method: str) -> dict[str, float | None] | None:
@@ -104,13 +98,13 @@ def accuracy_points(named: list[tuple[str, results.ChapterResult | None]],
         if errors is None:
             missing.append(slug)
             continue
-        points.append(Point(method_label(slug, result.title), entry["gflops"] / 1e3, errors))
+        points.append(Point(result.label, entry["gflops"] / 1e3, errors))
         if cublas_from is None:
             found = [(label, entry.get(rate), _errors(entry, method))
                      for label, rate, method in CUBLAS]
             if all(isinstance(r, (int, float)) and e is not None for _, r, e in found):
                 cublas = [Point(label, r / 1e3, e) for label, r, e in found]
-                cublas_from = slug
+                cublas_from = result.label
     return Accuracy(gpu, tuple(size), cublas + points, cublas_from, missing)
 
 

@@ -174,6 +174,12 @@ class ChapterResult:
     def title(self) -> str:
         return self.data.get("title") or self.data["chapter"]
 
+    @property
+    def label(self) -> str:
+        """How a caption names the result: its chapter number and its title
+        (15 · 3xTF32 on mma.sync), never its file's slug."""
+        return f"{self.data['chapter'][:2]} \u00b7 {self.title}"
+
     def at(self, size: tuple[int, int, int]) -> dict | None:
         """The measurement at one M x N x K, or None if that size was not run."""
         for entry in self.data["sizes"]:

@@ -537,7 +537,7 @@ class RooflineDirective(_AnalysisDirective):
                                      "measured at 4096.")]
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"The roofline of the {found.gpu} with every chapter on it.")
-        stale = [p.slug for p, r in zip(found.points, used) if r.stale]
+        stale = [r.label for r in used if r.stale]
         caption = f"{body} {roofline_figure.INTENSITY_NOTE}" + (
             f" Stale: {', '.join(stale)}." if stale else "")
         return natural_figure(lambda mode: roofline_figure.draw_roofline(found, mode),

@@ -335,7 +335,7 @@ class AccuracyDirective(LadderMixin, SphinxDirective):
                 f"{', '.join(self.arguments)}.")]
         body = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"Error against FP64 and speed at {format_size(size)}.")
-        stale = [r.data["chapter"] for r in used if r.stale]
+        stale = [r.label for r in used if r.stale]
         caption = " ".join(part for part in (
             body, accuracy.caption_notes(found),
             f"Stale: {', '.join(stale)}." if stale else "") if part)

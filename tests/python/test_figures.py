@@ -1909,8 +1909,9 @@ def test_accuracy_points_take_every_method_that_recorded_fp64_errors():
                       "15 \u00b7 3xTF32, sums in the tensor cores"]
     # Chapter 12 recorded no FP64 error at 4096; 16 has no result: no points.
     assert data.missing == ["12-final", "16-nowhere"]
-    # cuBLAS's points are the first run's that has them: chapter 14's.
-    assert data.cublas_from == "14-tf32"
+    # cuBLAS's points are the first run's that has them: chapter 14's, named
+    # as its point is (a caption names no result by its file's slug).
+    assert data.cublas_from == "14 \u00b7 TF32 on mma.sync"
     assert data.points[0].tflops == pytest.approx(50.0)
     assert data.points[1].tflops == pytest.approx(380.0)
     assert data.points[4].error == {"uniform": 2.8e-5, "wide": 1.6e-5}
