@@ -372,6 +372,12 @@ def refusal(tests: dict, status: dict, chapters: dict, expected: list[str],
     return problems
 
 
+def binaries_of(chapter: str, declared: list[str]) -> list[str]:
+    """The binaries of `declared` that chapter folder `chapter` builds: itself
+    and its variants, <chapter>-<variant>."""
+    return [name for name in declared if name == chapter or name.startswith(chapter + "-")]
+
+
 def changed_chapters(root: Path, gpu_folder: Path,
                      folders: list[str] | None = None) -> list[str]:
     """The chapters (folder names, and TRANSPOSE for chapter 10's exercise)
@@ -386,8 +392,8 @@ def changed_chapters(root: Path, gpu_folder: Path,
 
     wanted = []
     for chapter in folders if folders is not None else chapter_folders():
-        names = [n for n in declared if n == chapter or n.startswith(chapter + "-")]
-        if not all(fresh(gpu_folder / "chapters" / f"{n}.json") for n in names):
+        if not all(fresh(gpu_folder / "chapters" / f"{n}.json")
+                   for n in binaries_of(chapter, declared)):
             wanted.append(chapter)
     if not fresh(gpu_folder / "transpose.json"):
         wanted.append(TRANSPOSE)
@@ -503,9 +509,9 @@ def main() -> int:
     print_table(chapters, sizes)
     # Every chapter binary the chapters declare (of the chapters asked for)
     # must have a result, not only those found in bin/.
-    expected = [name for name in results_check.declared_binaries(ROOT)
-                if not args.chapters or any(name == c or name.startswith(c + "-")
-                                            for c in args.chapters)]
+    declared = results_check.declared_binaries(ROOT)
+    expected = (declared if not args.chapters else
+                [name for c in args.chapters for name in binaries_of(c, declared)])
     problems = refusal(tests, status, chapters, expected, sanitizer,
                        expected if sanitizer else [])
     if problems:

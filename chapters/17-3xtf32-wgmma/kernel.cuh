@@ -4,8 +4,6 @@
 // Everything but main(), which is in kernel.cu.
 #pragma once
 
-#include <string>
-
 #include "../16-wgmma/kernel.cuh"
 
 namespace ch17 {
