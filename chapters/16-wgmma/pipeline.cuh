@@ -1,0 +1,160 @@
+// Chapter 16's pipeline: the ring of stages in shared memory, its
+// barriers, and the consumers' loops over K that wait for a stage, multiply
+// it with wgmma (on TF32, or on 3xTF32 with chapter 15's three products) and
+// hand it back to the producer. The kernel that runs them is in
+// sgemm_wgmma.cuh; the instructions are in ptx.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "../14-tf32/kernel.cuh"
+#include "ptx.cuh"
+#include "tiling.cuh"
+
+namespace ch16 {
+
+static_assert(kSmallScale == ch14::kSmallScale,
+              "A's small parts (split_truncated()) and B's (ch14::split_tf32()) share one scale");
+
+// The dynamic shared memory from its first 1024-byte boundary, where the
+// swizzled tiles must start. Offsetting the array itself (not a cast
+// integer) keeps the pointer known to be in shared memory, so that its loads
+// compile to LDS.
+__device__ float* aligned_tiles(unsigned char* raw) {
+  return reinterpret_cast<float*>(raw + (1024 - smem_address(raw) % 1024) % 1024);
+}
+
+// [stages]
+/// Each stage's barriers: "full" takes the producer's one arrival (with the
+/// bytes its copies bring), "empty" one arrival from every consumer thread.
+/// The whole block waits until they are initialised.
+template <int STAGES_>
+__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES_; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], CONSUMERS * WARPGROUP);
+    }
+  }
+  __syncthreads();
+}
+// [end]
+
+// [consume]
+/// B^T's fragment for one step of 8 along K of a stage's B tile: rows n0 and
+/// n0 + 8 of B^T, columns k and k + 4 (B's rows), k = 8 step + t.
+__device__ void load_bt_fragment(float (&b)[4], const float* Bs, int step, int n0, int t) {
+  const int k = 8 * step + t;
+  b[0] = Bs[b_tile_index(k, n0)];
+  b[1] = Bs[b_tile_index(k, n0 + 8)];
+  b[2] = Bs[b_tile_index(k + 4, n0)];
+  b[3] = Bs[b_tile_index(k + 4, n0 + 8)];
+}
+
+/// One consumer's loop over K on TF32: for each stage, wait for its copies,
+/// load B^T's fragments, issue the stage's four wgmma, wait for them, and
+/// hand the stage back to the producer.
+template <class T>
+__device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
+                             uint64_t* empty, int steps, int n0, int t) {
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % T::STAGES;
+    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+    const float* As = tiles + s * T::STAGE_FLOATS;
+    const float* Bs = As + T::BM * BK;
+    // B^T's fragments for the stage's four steps, loaded before the first wgmma.
+    uint32_t b[BK / 8][4];
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      float f[4];
+      load_bt_fragment(f, Bs, step, n0, t);
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        b[step][r] = T::ROUNDED ? ch14::to_tf32(f[r]) : truncated_operand(f[r]);
+    }
+    fence_accumulators(d);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      // A step of 8 along K is 32 bytes further along each row of A's tile:
+      // 2 in the descriptor's units of 16 bytes.
+      wgmma_rs(d, b[step], descriptor_128b(As) + 2 * step, kt > 0 || step > 0);
+    }
+    wgmma_commit();
+    wgmma_wait_all();
+    fence_accumulators(d);
+    mbarrier_arrive(&empty[s]);  // after its own loads and wgmma
+  }
+}
+
+/// 3xTF32's corrections are summed by the tensor cores over this many
+/// stages (256 along K) before an FFMA adds them into the accumulators.
+constexpr int kCorrectionStages = 8;
+
+/// The same on 3xTF32. The copies bring A's parts into the stage (small,
+/// then big_finite, after A's and B's tiles); the consumer splits its B^T
+/// fragments in registers (chapter 14's split_tf32()). For every SUM_STEPS
+/// steps the tensor cores sum big * big into `sum` from zero, and an FP32
+/// addition adds `sum` into d. The two corrections, small * big and
+/// big * small, come out 2^10 too large (kSmallScale), so they have sums of
+/// their own, `corrections`; every kCorrectionStages stages, and at the end,
+/// an FFMA scales them back into d. B^T's big part stands in for its
+/// big_finite, to save registers: where B holds an infinity or NaN, d is
+/// infinite or NaN too (x * inf is never finite), and such a d keeps no
+/// correction.
+template <class T>
+__device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
+                               uint64_t* empty, int steps, int n0, int t) {
+  constexpr int A_FLOATS = T::BM * BK;
+  float sum[T::BM / 2], corrections[T::BM / 2];
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % T::STAGES;
+    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+    const float* As = tiles + s * T::STAGE_FLOATS;
+    const float* Bs = As + A_FLOATS;
+    const float* a_small = Bs + BN * BK;
+    const float* a_big = a_small + A_FLOATS;
+    ch14::Split b[BK / 8][4];
+#pragma unroll
+    for (int step = 0; step < BK / 8; ++step) {
+      float f[4];
+      load_bt_fragment(f, Bs, step, n0, t);
+#pragma unroll
+      for (int r = 0; r < 4; ++r) b[step][r] = ch14::split_tf32(f[r]);
+    }
+    const bool fresh = kt % kCorrectionStages == 0;  // corrections start from zero
+#pragma unroll
+    for (int first = 0; first < BK / 8; first += T::SUM_STEPS) {
+      fence_accumulators(sum);
+      fence_accumulators(corrections);
+      wgmma_fence();
+#pragma unroll
+      for (int step = first; step < first + T::SUM_STEPS; ++step) {
+        uint32_t small[4], big[4];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          small[r] = b[step][r].small;
+          big[r] = b[step][r].big;
+        }
+        wgmma_rs(corrections, small, descriptor_128b(a_big) + 2 * step, !(fresh && step == 0));
+        wgmma_rs(corrections, big, descriptor_128b(a_small) + 2 * step, 1);
+        wgmma_rs(sum, big, descriptor_128b(As) + 2 * step, step > first);
+      }
+      wgmma_commit();
+      wgmma_wait_all();
+      fence_accumulators(sum);
+      fence_accumulators(corrections);
+#pragma unroll
+      for (int i = 0; i < T::BM / 2; ++i) d[i] += sum[i];
+    }
+    if ((kt + 1) % kCorrectionStages == 0 || kt + 1 == steps) {
+#pragma unroll
+      for (int i = 0; i < T::BM / 2; ++i)
+        if (isfinite(d[i])) d[i] = fmaf(corrections[i], 1.0f / kSmallScale, d[i]);
+    }
+    mbarrier_arrive(&empty[s]);
+  }
+}
+// [end]
+
+}  // namespace ch16

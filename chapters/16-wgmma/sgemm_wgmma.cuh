@@ -1,0 +1,213 @@
+// Chapter 16's kernels: sgemm_wgmma, the product (a producer warpgroup
+// copies the tiles with TMA, two consumer warpgroups multiply them with
+// wgmma), and the passes over A that may run before it: round_a() for TF32
+// with A rounded, split_a() for 3xTF32 (chapter 17). A sum the tensor cores
+// leave not finite is computed again in FP32 (fp32_where_not_finite()).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "../14-tf32/kernel.cuh"
+#include "pipeline.cuh"
+#include "slices.cuh"
+#include "tiling.cuh"
+
+namespace ch16 {
+
+// [split-a-kernel]
+/// Splits A (count floats, a multiple of 4) into its parts for 3xTF32, once
+/// before the product: small and big_finite (split_truncated()), and, when
+/// ROUNDED, big, A rounded to TF32 as chapter 15 splits it (chapter 14's
+/// split_tf32()). Truncated, A itself is the big part: wgmma drops the low
+/// 13 bits of what it reads. The product's copies then bring A's parts into
+/// shared memory beside A's tile.
+template <bool ROUNDED>
+__global__ void split_a(const float* A, long long count, float* small, float* big_finite,
+                        float* big) {
+  asm volatile("griddepcontrol.launch_dependents;");  // the product may start
+  const long long stride = 4ll * gridDim.x * blockDim.x;
+  for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
+    const float4 x = *reinterpret_cast<const float4*>(A + i);
+    if constexpr (ROUNDED) {
+      const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y), ch14::split_tf32(x.z),
+                                ch14::split_tf32(x.w)};
+      *reinterpret_cast<uint4*>(big + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
+      *reinterpret_cast<uint4*>(small + i) =
+          make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
+      *reinterpret_cast<uint4*>(big_finite + i) =
+          make_uint4(p[0].big_finite, p[1].big_finite, p[2].big_finite, p[3].big_finite);
+    } else {
+      float4 s, b;
+      split_truncated(x.x, s.x, b.x);
+      split_truncated(x.y, s.y, b.y);
+      split_truncated(x.z, s.z, b.z);
+      split_truncated(x.w, s.w, b.w);
+      *reinterpret_cast<float4*>(small + i) = s;
+      *reinterpret_cast<float4*>(big_finite + i) = b;
+    }
+  }
+}
+// [end]
+
+/// Rounds A (count floats, a multiple of 4) to TF32, to nearest (chapter
+/// 14's to_tf32()), once before a TF32 product: wgmma then reads it in
+/// place of A, and drops only zeros.
+__global__ void round_a(const float* A, long long count, float* rounded) {
+  asm volatile("griddepcontrol.launch_dependents;");  // the product may start
+  const long long stride = 4ll * gridDim.x * blockDim.x;
+  for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
+    const float4 x = *reinterpret_cast<const float4*>(A + i);
+    *reinterpret_cast<uint4*>(rounded + i) =
+        make_uint4(ch14::to_tf32(x.x), ch14::to_tf32(x.y), ch14::to_tf32(x.z), ch14::to_tf32(x.w));
+  }
+}
+
+// [not-finite]
+/// Each of a consumer thread's sums that is not finite, computed again in
+/// FP32 over the block's K-steps (chapter 14's fp32_dot()). wgmma's
+/// operands can change a value's class: read as it is, A loses the low 13
+/// bits of its floats, so a NaN whose payload lies only there reads as an
+/// infinity; a value TF32 makes 0 (below 2^-137) times an infinity gives
+/// NaN where FP32 gives an infinity; rounding makes a float at or above
+/// 2^128 (1 - 2^-12) infinite. Each of these leaves the sum not finite.
+/// Sums are almost always finite: then it costs one test per sum and one
+/// branch.
+template <class T>
+__device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, const float* B, int M,
+                                      int N, int K, int tile_m, int tile_n, int consumer_warp,
+                                      int lane, int k_begin, int k_end) {
+  bool all_finite = true;
+#pragma unroll
+  for (int i = 0; i < T::BM / 2; ++i) all_finite &= isfinite(d[i]);
+  if (all_finite) return;
+#pragma unroll
+  for (int j = 0; j < T::BM / 8; ++j)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int m = tile_m + c_row(lane, j, r), n = tile_n + c_col(consumer_warp, lane, r);
+      if (!isfinite(d[4 * j + r]) && m < M && n < N) {
+        d[4 * j + r] = ch14::fp32_dot(A, B, N, K, m, n, k_begin, k_end);
+      }
+    }
+}
+// [end]
+
+// [kernel]
+/// @brief C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and
+/// C (M x N), one block per BM x BN tile of C, or per slice of a tile that
+/// `cut` cuts along K (block_work()).
+///
+/// wgmma on TF32 reads an operand from shared memory only when it is
+/// K-major, and row-major B is not: its rows run along N. So the block
+/// computes C^T = B^T * A^T. A's tile, K-major, is wgmma's second operand,
+/// read by the tensor cores through a descriptor; B^T is the first, in
+/// registers, each lane loading its fragment from B's tile. The accumulators
+/// then hold C transposed: row n, column m.
+///
+/// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
+/// one of STAGES buffers (on 3xTF32 A's parts too, from map_small and
+/// map_big_finite).
+/// Warpgroups 1 and 2 consume: each multiplies 64
+/// columns of the tile (64 rows of C^T) by all BM rows, with
+/// wgmma.m64n{BM}k8. A slice's block writes its sums, unscaled, into its
+/// BM x BN matrix of `partials`, then adds its share of the tile's slices
+/// into C (add_slices()).
+/// @pre N and K are multiples of 4; A and B are 16-byte aligned (TMA's rows
+///      must be multiples of 16 bytes); blockDim.x == NUM_THREADS;
+///      T::SMEM_BYTES of dynamic shared memory; the grid is
+///      last_round_blocks(cut) blocks; room for that many BM x BN matrices
+///      at `partials` if cut.slices > 1.
+template <class T>
+__global__ void __launch_bounds__(NUM_THREADS, 1)
+    sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
+                const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_small,
+                const __grid_constant__ CUtensorMap map_big_finite, const float* A, const float* B,
+                float* C, int M, int N, int K, float alpha, float beta, float* partials,
+                LastRound cut) {
+  constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
+  extern __shared__ unsigned char smem_raw[];
+  float* tiles = aligned_tiles(smem_raw);
+  __shared__ uint64_t full[STAGES], empty[STAGES];
+  const int warpgroup = threadIdx.x / WARPGROUP;
+  // The block's share; its tile in chapter 12's grouped order.
+  const BlockWork work = block_work(cut, blockIdx.x);
+  const ch14::TileCoord tile = ch14::block_tile<T>(work.tile, (M + BM - 1) / BM, (N + BN - 1) / BN);
+  const int tile_m = tile.row * BM, tile_n = tile.col * BN;
+  const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
+
+  init_stage_barriers<STAGES>(full, empty);
+  // 3xTF32 and rounded TF32: this block may start while the pass over A
+  // (split_a() or round_a()) still runs (launch()); it waits here until that
+  // pass has finished and what it wrote is in memory.
+  if constexpr (T::PRODUCTS == 3 || T::ROUNDED) asm volatile("griddepcontrol.wait;" ::: "memory");
+
+  if (warpgroup == 0) {  // the producer
+    if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < steps; ++kt) {
+        const int s = kt % STAGES;
+        // A fresh barrier counts as having completed the phase before its
+        // first, so the first round's wait on parity 1 returns at once.
+        mbarrier_wait(&empty[s], (kt / STAGES + 1) & 1);
+        float* As = tiles + s * STAGE_FLOATS;
+        float* Bs = As + BM * BK;
+        mbarrier_expect_bytes(&full[s], T::COPY_FLOATS * static_cast<int>(sizeof(float)));
+        const int k = (work.first_step + kt) * BK;
+        tma_load_2d(As, &map_a, k, tile_m, &full[s]);
+        for (int box = 0; box < BN / BOX_COLUMNS; ++box)
+          tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, k, &full[s]);
+        if constexpr (T::PRODUCTS == 3) {  // A's parts, after B's tile
+          float* a_small = Bs + BN * BK;
+          tma_load_2d(a_small, &map_small, k, tile_m, &full[s]);
+          tma_load_2d(a_small + BM * BK, &map_big_finite, k, tile_m, &full[s]);
+        }
+      }
+    }
+  } else {  // a consumer: its 64 columns of the tile (n), four warps of 16
+    if constexpr (T::CONSUMER_REGISTERS > 0) claim_registers<T::CONSUMER_REGISTERS>();
+    const int consumer = warpgroup - 1, warp = (threadIdx.x % WARPGROUP) / 32;
+    const int lane = threadIdx.x % 32, t = lane % 4;
+    const int consumer_warp = consumer * (WARPGROUP / 32) + warp;
+    const int n0 = c_col(consumer_warp, lane, 0);  // rows n0 and n0 + 8 of B^T
+    float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
+    if constexpr (T::PRODUCTS == 1) {
+      consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
+    } else {
+      consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
+    }
+    // A sum the tensor cores leave not finite is FP32's own ([not-finite]).
+    const int k_end = work.end_step * BK < K ? work.end_step * BK : K;
+    fp32_where_not_finite<T>(d, A, B, M, N, K, tile_m, tile_n, consumer_warp, lane,
+                             work.first_step * BK, k_end);
+
+    // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
+    // Unrolled, so that d is indexed by constants and stays in registers.
+    if (work.slice >= 0) {  // a slice: its sums as they are, into its matrix
+      float* out = partials + static_cast<size_t>(work.slice) * BM * BN;
+#pragma unroll
+      for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          out[c_row(lane, j, r) * BN + c_col(consumer_warp, lane, r)] = d[4 * j + r];
+      add_slices<T>(partials, cut, work, C, M, N, alpha, beta, tile_m, tile_n,
+                    threadIdx.x - WARPGROUP);
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < BM / 8; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int m = tile_m + c_row(lane, j, r), n = tile_n + c_col(consumer_warp, lane, r);
+        if (m < M && n < N) {
+          float* c = C + static_cast<size_t>(m) * N + n;
+          *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
+        }
+      }
+  }
+}
+// [end]
+
+}  // namespace ch16
