@@ -338,7 +338,8 @@ class AccuracyDirective(LadderMixin, SphinxDirective):
         stale = [r.label for r in used if r.stale]
         caption = " ".join(part for part in (
             body, accuracy.caption_notes(found),
-            f"Stale: {', '.join(stale)}." if stale else "") if part)
+            # "; " between labels: a chapter's title may hold a comma.
+            f"Stale: {'; '.join(stale)}." if stale else "") if part)
         return natural_figure(lambda mode: accuracy.draw_accuracy(found, mode),
                               accuracy.alt_text(found), caption, self.state, self.lineno)
 
