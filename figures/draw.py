@@ -109,8 +109,8 @@ def draw_sweep(args, mode: str) -> bytes:
     found = sweep_results.load_sweep(results.results_root(ROOT), args.gpu, args.chapter)
     if found is None:
         sys.exit(f"draw: no sweep of {args.chapter} on {args.gpu}")
-    committed = sweep_results.committed_config(
-        found, sweep_results.chapter_kernel_text(ROOT, args.chapter))
+    _, variant = binaries.find_variant(ROOT, binaries.build_dir(ROOT), args.chapter)
+    committed = sweep_results.committed_config(found, variant.get("constants"))
     return sweep.draw_sweep(*sweep.sweep_points(found, committed), mode)
 
 

@@ -10,7 +10,6 @@ differ in it alone.
 from __future__ import annotations
 
 import os
-import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,34 +122,15 @@ def load_sweep(root: str | os.PathLike, gpu: str, chapter: str) -> Sweep | None:
     return parse_sweep(read_json(path), str(path))
 
 
-_CHOSEN = re.compile(r"using\s+Chosen\s*=\s*Tiling<([^>]*)>\s*;")
-#: The files of a chapter that may hold its ``using Chosen = ...`` line.
-KERNEL_FILES = ("kernel.cuh", "kernel.cu")
-
-
-def chapter_kernel_text(repo_root: str | os.PathLike, chapter: str) -> str:
-    """The text of the chapter's kernel files (the header first), for
-    committed_config; empty when it has none."""
-    folder = Path(repo_root) / "chapters" / chapter
-    return "\n".join((folder / name).read_text(encoding="utf-8") for name in KERNEL_FILES
-                     if (folder / name).is_file())
-
-
-def committed_config(sweep: Sweep, kernel_source: str) -> dict | None:
-    """The configuration the chapter's kernel file commits to (its
-    ``using Chosen = Tiling<...>;``), found among the sweep's configurations;
-    None when the file names none or the sweep did not run it."""
-    match = _CHOSEN.search(kernel_source)
-    if not match:
-        return None
-    try:
-        values = [int(v) for v in match.group(1).split(",")]
-    except ValueError:
-        return None
+def committed_config(sweep: Sweep, constants: dict | None) -> dict | None:
+    """The configuration the chapter's kernel commits to (its ``Chosen``
+    tiling, as the binary's --describe gives its default variant's
+    constants), found among the sweep's configurations; None when the
+    constants lack a parameter or the sweep did not run them."""
     names = sweep.parameter_names()
-    if len(values) != len(names):
+    if not constants or any(not isinstance(constants.get(name), int) for name in names):
         return None
-    params = dict(zip(names, values))
+    params = {name: constants[name] for name in names}
     return next((c for c in sweep.configs if c["params"] == params), None)
 
 

@@ -142,7 +142,7 @@ from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
                                     arch_of_capability, kernel_resources, resources_rows)
 from ladder_tools import archs as archs_tools
 from ladder_tools import tailplan
-from ladder_tools.sweep_results import (Sweep, chapter_kernel_text, committed_config, load_sweep,
+from ladder_tools.sweep_results import (Sweep, committed_config, load_sweep,
                                         sweep_pairs, sweep_path, sweep_rows)
 from ladder_tools.transpose import (TRANSPOSE_HEADER, load_transpose, transpose_counter_rows,
                                     transpose_path, transpose_rows)
@@ -937,8 +937,10 @@ class SweepDirective(_AnalysisDirective):
         box = self.check_fresh(gpu, path, sweep.data, "sweep")
         if box is not None:
             block += box
-        committed = committed_config(sweep, chapter_kernel_text(self.repo_root,
-                                                                 self.arguments[0]))
+        # The configuration the kernel commits to, as its binary describes it.
+        binary, variant = find_variant(self.repo_root, self.build_dir, self.arguments[0])
+        self.track(binary)
+        committed = committed_config(sweep, variant.get("constants"))
         rates, correct, ringed, median = sweep_figure.sweep_points(sweep, committed)
         size_text = format_size(sweep.size) if sweep.size else "one size"
         wrong = correct.count(False)

@@ -387,11 +387,12 @@ def test_sweep_in_the_layout_of_code_sweep_py():
     # The configuration a kernel file commits to is found and marked, also
     # when it is not the fastest.
     second = top[1]
-    source = "using Chosen = Tiling<{BM}, {BN}, {BK}>;".format(**second["params"])
-    assert sweep_results.committed_config(sweep, source) is second
+    constants = {**second["params"], "STAGES": 2}  # --describe gives more than the sweep varies
+    assert sweep_results.committed_config(sweep, constants) is second
     _, marked = sweep_results.sweep_rows(sweep, committed=second)
     assert marked[0][0] == "1 (fastest)" and marked[1][0] == "2 (committed)"
-    assert sweep_results.committed_config(sweep, "no configuration here") is None
+    assert sweep_results.committed_config(sweep, {"BM": 128, "BN": 128}) is None  # no BK
+    assert sweep_results.committed_config(sweep, {"BM": 1, "BN": 1, "BK": 1}) is None  # not swept
 
 
 def test_sweep_in_the_flat_layout():
