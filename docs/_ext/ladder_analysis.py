@@ -50,7 +50,16 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     chapter 16's ring of stages as lanes over a few K-steps: the producer's
     TMA copies (on 3xTF32 they bring A's parts too) and the consumers'
     wgmma, and the barrier each completes (full, empty), in the order the
-    code imposes (figures/pipeline.py).
+    code imposes (figures/pipeline.py); then, as a second figure, the
+    handshake: the producer and the consumer warpgroups over STAGES + 2
+    K-steps, each barrier completion with its pass and parity and an arrow
+    to the work that waits on it (figures/handshake.py), its caption
+    computed from the constants.
+``{ladder-split} <slug>``  body: the caption
+    chapter 17's split, from a 3xTF32 variant's constants: A split once by
+    split_a(), a stage's tiles and their bytes, B's fragment split in
+    registers, each step's three wgmma and the sums they write
+    (figures/split.py).
 ``{ladder-rounds} <slug>``  options ``:size: N`` (required), ``:gpu:``; body: the caption
     the N x N output's blocks (--describe's BM, BN) in rounds over the SMs
     (the result's sm_count and blocks_per_sm; figures/rounds.py).
@@ -118,7 +127,9 @@ from figures import fragments as fragments_figure
 from figures import mix as mix_figure
 from figures import sweep as sweep_figure
 from figures import roofline as roofline_figure
+from figures import handshake as handshake_figure
 from figures import pipeline as pipeline_figure
+from figures import split as split_figure
 from figures import rounds as rounds_figure
 from figures import stages as stages_figure
 from figures import tail as tail_figure
@@ -599,6 +610,33 @@ class PipelineDirective(_ConstantsFigureDirective):
     def default_caption(slug: str) -> str:
         return (f"The stages of {slug} between producer and consumers, in the order the code "
                 "imposes.")
+
+    def render(self) -> list[nodes.Node]:
+        ring = super().render()
+        found, _ = handshake_figure.chapter_handshake(self.repo_root, self.build_dir,
+                                                      self.arguments[0])
+        return ring + natural_figure(lambda mode: handshake_figure.draw_handshake(found, mode),
+                                     handshake_figure.alt_text(found),
+                                     handshake_figure.caption_words(found), self.state,
+                                     self.lineno)
+
+
+# --------------------------------------------------------------------------
+# {ladder-split} <slug>
+# --------------------------------------------------------------------------
+
+
+class SplitDirective(_ConstantsFigureDirective):
+    """Chapter 17's split of A (once, in global memory) and of B (in
+    registers), a stage's tiles, and each step's three wgmma."""
+
+    load = staticmethod(split_figure.chapter_split)
+    draw = staticmethod(split_figure.draw_split)
+    alt = staticmethod(split_figure.alt_text)
+
+    def default_caption(self, slug: str) -> str:
+        found, _ = split_figure.chapter_split(self.repo_root, self.build_dir, slug)
+        return split_figure.caption_words(found)
 
 
 # --------------------------------------------------------------------------
@@ -1108,6 +1146,7 @@ def setup(app):
     app.add_directive("ladder-roofline", RooflineDirective)
     app.add_directive("ladder-stages", StagesDirective)
     app.add_directive("ladder-pipeline", PipelineDirective)
+    app.add_directive("ladder-split", SplitDirective)
     app.add_directive("ladder-rounds", RoundsDirective)
     app.add_directive("ladder-cut", CutDirective)
     app.add_directive("ladder-tail-rounds", TailRoundsDirective)

@@ -1,0 +1,283 @@
+"""Chapter 17's split of A and B for 3xTF32 on wgmma ({ladder-split}).
+
+The data: a 3xTF32 variant's ``--describe`` constants (BM, BN, BK,
+COPY_FLOATS, PRODUCTS, A_TILES, SUM_STEPS, ROUNDED, and
+CORRECTION_STAGES where the binary reports it), turned by split_of() into a
+Split. What the kernel does (chapters/16-wgmma: split_a, split_truncated,
+sgemm_wgmma's producer, consume_3xtf32):
+
+- split_a() splits all of A once, before the product, into small (the bits
+  that truncating to TF32 drops, times 2^10) and big_finite (A truncated, 0
+  where A is not finite); ROUNDED, it writes big too, A rounded to TF32,
+  which the copies then bring in A's place;
+- a stage holds A's tile (BM x BK floats, or big's), B's (BK x BN), then
+  small's and big_finite's tiles of A, COPY_FLOATS floats in all;
+- each consumer lane loads its fragment of B^T from B's tile and splits it
+  in registers (chapter 14's split_tf32()) into big_B and small_B;
+- per step of 8 along K, three wgmma: corrections += small_B * big_finite,
+  corrections += big_B * small, sum += big_B * A (which wgmma reads
+  truncated: A's big part);
+- every SUM_STEPS steps an FP32 addition adds sum into d; every
+  CORRECTION_STAGES K-steps, and at the end, an FFMA adds corrections
+  times 2^-10.
+
+CORRECTION_STAGES is kCorrectionStages in chapters/16-wgmma/kernel.cuh;
+--describe does not report it yet, so the figure takes
+DEFAULT_CORRECTION_STAGES where the constants lack it (a test pins that to
+the header's value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyArrowPatch, Rectangle
+
+from figures import pipeline
+from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools.binaries import AnalysisError, describe, find_variant
+
+TEXT = 10.5
+TITLE = 11.5
+BYTES_PER_FLOAT = 4
+#: What small parts are scaled by (kSmallScale, 2^10), as an exponent.
+SCALE_EXPONENT = 10
+#: kCorrectionStages of chapters/16-wgmma/kernel.cuh, where --describe has
+#: no CORRECTION_STAGES (tests/python/test_pipeline_handshake.py pins it).
+DEFAULT_CORRECTION_STAGES = 8
+TIMES = "\u00d7"
+DOT = "\u00b7"
+NEEDED = ("BM", "BN", "BK", "COPY_FLOATS", "PRODUCTS", "A_TILES", "SUM_STEPS", "ROUNDED")
+WIDTH = 5.4  # inches
+#: The fills of A's own tile, B's, and A's two parts.
+FILLS = {"A": (GPU_COLOURS[0], 0.55), "B": (GPU_COLOURS[1], 0.5),
+         "small": (GPU_COLOURS[2], 0.5), "big_finite": (GPU_COLOURS[4], 0.45)}
+
+
+@dataclass(frozen=True)
+class Split:
+    chapter: str
+    bm: int
+    bn: int
+    bk: int
+    copy_floats: int
+    sum_steps: int
+    rounded: bool
+    correction_stages: int
+
+    @property
+    def steps(self) -> int:
+        """Steps of 8 along K in one stage."""
+        return self.bk // 8
+
+    def tiles(self) -> list[tuple[str, str, int]]:
+        """A stage's tiles in the order the copies put them: (key, name,
+        floats)."""
+        a = self.bm * self.bk
+        return [("A", "A rounded" if self.rounded else "A", a),
+                ("B", "B", self.bk * self.bn),
+                ("small", f"A small {TIMES}2\u00b9\u2070", a),
+                ("big_finite", "A big_finite", a)]
+
+    def tile_shapes(self) -> dict[str, tuple[int, int]]:
+        return {"A": (self.bm, self.bk), "B": (self.bk, self.bn),
+                "small": (self.bm, self.bk), "big_finite": (self.bm, self.bk)}
+
+    @property
+    def stage_bytes(self) -> int:
+        return self.copy_floats * BYTES_PER_FLOAT
+
+    @property
+    def parts(self) -> list[str]:
+        """The arrays split_a() writes."""
+        return ["small", "big_finite", *(["big"] if self.rounded else [])]
+
+    def products(self) -> list[tuple[str, str, str]]:
+        """Each step's three wgmma, in the kernel's order: (accumulator,
+        B's part, A's tile)."""
+        return [("corrections", "small_B", "big_finite"),
+                ("corrections", "big_B", "small"),
+                ("sum", "big_B", "A")]
+
+
+def split_of(chapter: str, constants: dict) -> Split:
+    missing = [n for n in NEEDED if n not in constants]
+    if missing:
+        raise AnalysisError(f"{chapter}: its --describe constants have no {', '.join(missing)}")
+    c = constants
+    if c["PRODUCTS"] != 3:
+        raise AnalysisError(f"{chapter}: PRODUCTS = {c['PRODUCTS']}; only 3xTF32 splits A")
+    p = pipeline.pipeline_of(chapter, {**c, "STAGES": max(c.get("STAGES", 2), 2),
+                                       "STAGE_FLOATS": c.get("STAGE_FLOATS", c["COPY_FLOATS"]),
+                                       "CONSUMERS": c.get("CONSUMERS", 2),
+                                       "WARPGROUP": c.get("WARPGROUP", 128)})
+    if c["BK"] % 8 or (c["BK"] // 8) % c["SUM_STEPS"]:
+        raise AnalysisError(f"{chapter}: SUM_STEPS = {c['SUM_STEPS']} does not divide a "
+                            f"stage's {c['BK'] // 8} steps of 8")
+    stages = c.get("CORRECTION_STAGES", DEFAULT_CORRECTION_STAGES)
+    return Split(chapter, p.bm, p.bn, p.bk, p.copy_floats, c["SUM_STEPS"], bool(c["ROUNDED"]),
+                 stages)
+
+
+def chapter_split(repo_root: Path, build: Path, slug: str) -> tuple[Split, list[Path]]:
+    path, variant = find_variant(repo_root, build, slug)
+    sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
+    return split_of(slug, variant["constants"]), [path, *sources]
+
+
+def tile_words(s: Split, key: str, floats: int) -> str:
+    rows, columns = s.tile_shapes()[key]
+    return f"{rows}{TIMES}{columns}{TIMES}4\n= {floats * BYTES_PER_FLOAT:,} B"
+
+
+def sum_words(s: Split) -> str:
+    per_stage = s.steps // s.sum_steps
+    times = "once a K-step" if per_stage == 1 else f"{per_stage} times a K-step"
+    return f"every {s.sum_steps} steps ({times}): d += sum, in FP32"
+
+
+def correction_words(s: Split) -> str:
+    return (f"every {s.correction_stages} K-steps ({s.correction_stages * s.bk} along K) and at "
+            f"the end:\nd = fma(corrections, 2\u207b\u00b9\u2070, d)")
+
+
+def title_words(s: Split) -> str:
+    return (f"{s.chapter}: A split once, B in registers,\n"
+            f"three wgmma a step of 8 along K")
+
+
+def alt_text(s: Split) -> str:
+    parts = " and ".join(s.parts)
+    tiles = ", ".join(f"{name} ({floats * BYTES_PER_FLOAT:,} bytes)"
+                      for _, name, floats in s.tiles())
+    big = ("A rounded to TF32 (big), which the copies bring in A's place" if s.rounded else
+           "none for A's big part: wgmma reads A itself and drops its low 13 bits")
+    return (f"{s.chapter}: before the product, split_a() splits all of A in global memory once "
+            f"into {parts}: small times 2^{SCALE_EXPONENT}, and {big}. One shared-memory stage "
+            f"of {s.stage_bytes:,} bytes holds, in order, {tiles}. Each consumer lane loads its "
+            "fragment of B transposed from B's tile into registers and splits it with "
+            f"split_tf32() into big_B and small_B. Each of a stage's {s.steps} steps of 8 along "
+            "K issues three wgmma: corrections += small_B times big_finite, corrections += "
+            "big_B times small, and sum += big_B times A's tile. "
+            f"{sum_words(s).capitalize()}; {correction_words(s)}.")
+
+
+def caption_words(s: Split) -> str:
+    return (f"The split of {s.chapter}: A's parts are split once in global memory, B's in "
+            f"registers; a stage of {s.stage_bytes:,} bytes, and the three wgmma of each step "
+            "of 8 with the sums they write.")
+
+
+def split_figure(s: Split, mode: str):
+    theme = THEMES[mode]
+    ink = theme["ink"]
+    height = 8.25
+    with plt.rc_context(RC):
+        figure = plt.figure(figsize=(WIDTH, height))
+        figure.set_gid(f"split-{s.chapter}")
+        axes = figure.add_axes((0, 0, 1, 1))
+        axes.set_gid("split")
+        axes.set_axis_off()
+        axes.set_xlim(0, WIDTH)
+        axes.set_ylim(height, 0)  # inches, down
+
+        def text(x, y, words, gid=None, **options):
+            drawn = axes.text(x, y, words, fontsize=options.pop("fontsize", TEXT), color=ink,
+                              **{"ha": "center", "va": "center", "linespacing": 1.2, **options})
+            if gid:
+                drawn.set_gid(gid)
+            return drawn
+
+        def box(x0, y0, w, h, key, gid, words, fill=True):
+            colour, alpha = FILLS.get(key, (theme["grid"], 0.4))
+            patch = Rectangle((x0, y0), w, h, fc=colour if fill else "none",
+                              alpha=alpha if fill else 1, ec=ink if not fill else "none",
+                              lw=0.8)
+            patch.set_gid(gid)
+            axes.add_patch(patch)
+            text(x0 + w / 2, y0 + h / 2, words, gid=f"{gid}-words")
+            return patch
+
+        def arrow(gid, start, end, words=None, side="right"):
+            drawn = FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, lw=1.1,
+                                    color=ink, shrinkA=1, shrinkB=1)
+            drawn.set_gid(gid)
+            axes.add_patch(drawn)
+            if words:
+                mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+                text(mx + (0.08 if side == "right" else -0.08), my, words,
+                     ha="left" if side == "right" else "right", gid=f"{gid}-words")
+            return drawn
+
+        def heading(y, words, gid):
+            text(0.05, y, words, ha="left", va="bottom", fontweight="bold", gid=gid)
+            axes.plot([0.05, WIDTH - 0.05], [y + 0.03, y + 0.03], color=theme["grid"], lw=0.8)
+
+        text(WIDTH / 2, 0.08, title_words(s), va="top", fontsize=TITLE, gid="title")
+        # 1. Global memory: A, split once.
+        heading(0.95, "global memory, once before the product", "head-global")
+        box(0.05, 1.1, 1.15, 0.4, "A", "global-A", f"A, M {TIMES} K")
+        arrow("split-a", (1.2, 1.3), (1.95, 1.3))
+        text(1.575, 1.24, "split_a()", va="bottom", gid="split-a-words")
+        part_keys = {"small": "small", "big_finite": "big_finite", "big": "A"}
+        x = 2.0
+        w = (WIDTH - 0.05 - x) / len(s.parts) - 0.05
+        for part in s.parts:
+            box(x, 1.1, w, 0.4, part_keys[part], f"global-{part}", part)
+            x += w + 0.05
+        big = "rounded" if s.rounded else "truncated"
+        text(0.15, 1.75, f"big = A {big} to TF32"
+             + (": copied in A's place" if s.rounded else ": what wgmma reads of A itself"), ha="left",
+             gid="big-words")
+        text(0.15, 2.02, f"small = (A \u2212 big) {TIMES} 2\u00b9\u2070; big_finite = big, "
+             "0 where A is not finite", ha="left", gid="small-words")
+        # 2. One stage in shared memory, its tiles in the copies' order.
+        heading(2.5, f"one stage in shared memory: {s.stage_bytes:,} bytes", "head-stage")
+        tiles = s.tiles()
+        total = sum(floats for _, _, floats in tiles)
+        xs, x = {}, 0.05
+        for key, name, floats in tiles:
+            w = (WIDTH - 0.1) * floats / total
+            xs[key] = (x, w)
+            box(x + 0.02, 2.65, w - 0.04, 0.95, key, f"tile-{key}",
+                f"{name}\n{tile_words(s, key, floats)}")
+            x += w
+        # 3. A lane's B fragment, split in registers.
+        text(WIDTH - 0.05, 3.9, "registers, each consumer lane", ha="right", va="bottom",
+             fontweight="bold", gid="head-registers")
+        bx, bw = xs["B"]
+        cx = bx + bw / 2
+        arrow("loads-B", (cx, 3.6), (cx, 4.02))
+        box(cx - 0.85, 4.04, 1.7, 0.4, "B", "fragment", f"B\u1d40 fragment, 4 floats")
+        arrow("split-b", (cx, 4.44), (cx, 4.86))
+        text(cx + 0.08, 4.65, "split_tf32()", ha="left", gid="split-b-words")
+        box(cx - 1.3, 4.88, 1.2, 0.4, "B", "big-B", "big_B")
+        box(cx + 0.1, 4.88, 1.2, 0.4, "B", "small-B", f"small_B {TIMES}2\u00b9\u2070")
+        # 4. Per step of 8 along K: three wgmma.
+        heading(5.7, f"each step of 8 along K ({s.steps} a K-step): three wgmma", "head-wgmma")
+        names = {"A": "big (A rounded)" if s.rounded else "A, read truncated: its big part",
+                 "small": "small", "big_finite": "big_finite"}
+        for i, (target, b_part, a_tile) in enumerate(s.products()):
+            y = 5.85 + 0.38 * i
+            text(0.15, y + 0.16, target, ha="left", gid=f"product-{i}-target")
+            text(1.3, y + 0.16, "+=", gid=f"product-{i}-op")
+            text(1.5, y + 0.16, b_part, ha="left", gid=f"product-{i}-b")
+            text(2.3, y + 0.16, DOT, gid=f"product-{i}-dot")
+            colour, alpha = FILLS[a_tile]
+            chip = Rectangle((2.42, y + 0.01), WIDTH - 0.05 - 2.42, 0.3, fc=colour,
+                             alpha=alpha, ec="none")
+            chip.set_gid(f"product-{i}-a-tile")
+            axes.add_patch(chip)
+            text(2.5, y + 0.16, names[a_tile], ha="left", gid=f"product-{i}-a")
+        # 5. Into d.
+        heading(7.3, "into the accumulators d", "head-d")
+        text(0.15, 7.5, sum_words(s), ha="left", gid="sum-words")
+        text(0.15, 7.84, correction_words(s), ha="left", gid="correction-words")
+        return figure
+
+
+def draw_split(s: Split, mode: str) -> bytes:
+    with plt.rc_context(RC):
+        return svg(split_figure(s, mode))
