@@ -600,7 +600,10 @@ class StagesDirective(_ConstantsFigureDirective):
 
 class PipelineDirective(_ConstantsFigureDirective):
     """Chapter 16's stages between the producer and the consumers over a few
-    K-steps."""
+    K-steps; with ``:handshake:``, a second figure of the barriers each side
+    waits on and arrives at (figures/handshake.py)."""
+
+    option_spec = {"handshake": directives.flag}
 
     load = staticmethod(pipeline_figure.chapter_pipeline)
     draw = staticmethod(pipeline_figure.draw_pipeline)
@@ -613,6 +616,8 @@ class PipelineDirective(_ConstantsFigureDirective):
 
     def render(self) -> list[nodes.Node]:
         ring = super().render()
+        if "handshake" not in self.options:
+            return ring
         found, _ = handshake_figure.chapter_handshake(self.repo_root, self.build_dir,
                                                       self.arguments[0])
         return ring + natural_figure(lambda mode: handshake_figure.draw_handshake(found, mode),
