@@ -319,6 +319,10 @@ def benchmark(program: Program, out: Path, sizes: list[str], extras: bool = True
     chapter lists besides (extra_sizes()), leaving out every size with a
     dimension over `limit` (--quick: QUICK_LIMIT)."""
     sizes = capped(distinct(sizes + (extra_sizes(program) if extras else [])), limit)
+    if not sizes:  # --quick --sizes 4096: nothing under the cap (no run, no result)
+        say(f"{program.name}: no size within {limit} in every dimension; not run")
+        PROGRESS.total -= 1
+        return {"returncode": 0}
     PROGRESS.start(f"benchmarking {program.name} at {' '.join(sizes)}")
     done = run([*program.command, "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
                 "--json", str(out)])
