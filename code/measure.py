@@ -2,6 +2,7 @@
 """The measure command: everything the book reports, measured on this GPU.
 
     python3 code/measure.py [--quick] [--chapters 01-naive 02-coalescing ... | --changed]
+                            [--seed N]
 
 On a machine with an NVIDIA GPU it
   1. configures and builds Release for this GPU's architecture (build/measure),
@@ -15,14 +16,28 @@ On a machine with an NVIDIA GPU it
   6. reads ncu's shared-memory counters for every chapter at one size, and
      for chapters 11 and 12 the issue rate and stall reasons of their kernel
      and of cuBLAS's (results/<gpu>/issue.json),
+  7. draws 24 random problems (ladder_tools.random_problems: a fresh seed,
+     printed, or --seed N to draw the same again) and times the book's three
+     final kernels (chapters 13, 16 and 17) on them beside cuBLAS
+     (results/<gpu>/random.json): in a run of every chapter, of --chapters
+     that names one of the three or "random", and of --changed when one of
+     them is re-measured or random.json is missing or stale,
 and, only when the run passes the checks CI runs on committed results
 (code/ladder_tools/results_check.py: the GPU tests passed, every program exited 0, every
 chapter binary wrote a result, every size is correct, every sanitizer
 verdict is clean), writes all of it to results/<gpu>/, where <gpu> is the
 slug the chapter binaries report ("h200" for an NVIDIA H200). A run that
 fails them writes nothing there: it lists what failed, says so in one line
-and exits with 1. It prints progress as it goes and a summary table last.
-Nothing in results/ is written any other way.
+and exits with 1. It prints progress as it goes (each benchmark run with an
+estimate of the time left) and a summary table last. Nothing in results/ is
+written any other way.
+
+--quick is a first look, in about 3 minutes on a Hopper GPU, build
+included: it builds the chapter binaries alone, caps every size list at
+2048 (a square or MxNxK problem with any dimension over 2048 is dropped),
+and runs no GPU tests, sanitizer, ncu or random problems. Its results are
+partial, so it writes nothing to results/ (whose full results it would
+replace): it prints the table and leaves its files in a temporary folder.
 """
 from __future__ import annotations
 
@@ -42,7 +57,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ladder_tools import pending, provenance, results_check
+from ladder_tools import pending, provenance, random_problems, results_check
 from ladder_tools.process import run
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
 from ladder_tools.results import TIME_BUDGET_S
@@ -63,6 +78,12 @@ START = time.monotonic()
 TRANSPOSE_SOURCE = "chapters/10-padding/exercise/transpose.cu"
 # The name --chapters takes for chapter 10's transpose exercise.
 TRANSPOSE = "transpose"
+# The name --chapters takes for the random problems (random.json) alone.
+RANDOM = "random"
+# The chapters the random problems time (their goals: random_problems).
+RANDOM_CHAPTERS = list(random_problems.RANDOM_CHAPTERS)
+# --quick's cap: a size with any dimension over it is not measured.
+QUICK_LIMIT = 2048
 BASELINE_SOURCE = "code/tools/baseline.cu"
 # The fuzzer's own files (each fuzz program is also built from its chapter's
 # kernel header, which the chapters' inputs hold).
@@ -80,11 +101,47 @@ def shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def build(build_dir: Path) -> None:
-    say(f"configuring and building Release in {shown(build_dir)}")
+class Progress:
+    """The progress line of each benchmark run: how far the run is, and an
+    estimate of the time the runs left will take: their count times the
+    mean time of the runs so far (before the first has ended, times the
+    time budget of one size, results.TIME_BUDGET_S). An estimate, not a
+    bound: a run of larger sizes takes longer than the mean."""
+
+    def __init__(self, total: int, budget_s: float = TIME_BUDGET_S, clock=time.monotonic):
+        self.total, self.budget_s, self.clock = total, budget_s, clock
+        self.done, self.spent = 0, 0.0
+        self.started: float | None = None
+
+    def start(self, what: str) -> None:
+        left = self.total - self.done
+        each, basis = ((self.spent / self.done, "their mean so far") if self.done
+                       else (self.budget_s, "the time budget of one size"))
+        say(f"[{self.done + 1}/{self.total}] {what}; about {left * each:.0f} s of benchmark "
+            f"runs left (an estimate: {left} runs \u00d7 {each:.1f} s, {basis})")
+        self.started = self.clock()
+
+    def end(self) -> None:
+        if self.started is not None:
+            self.spent += self.clock() - self.started
+            self.done += 1
+            self.started = None
+
+
+PROGRESS = Progress(0)
+
+
+def build(build_dir: Path, targets: list[str] | None = None) -> None:
+    """Configures and builds Release in `build_dir`: everything, or only
+    `targets` (--quick: the binaries it runs, no tests or fuzzers)."""
+    say(f"configuring and building Release in {shown(build_dir)}"
+        + (f" ({len(targets)} targets)" if targets else ""))
     configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
                  "-DCMAKE_BUILD_TYPE=Release", "-DLADDER_FUZZ_ALL=ON"]
-    for cmd in (configure, ["cmake", "--build", str(build_dir), "--parallel"]):
+    compile_ = ["cmake", "--build", str(build_dir), "--parallel"]
+    if targets:
+        compile_ += ["--target", *targets]
+    for cmd in (configure, compile_):
         done = run(cmd)
         if done.returncode != 0:
             sys.exit(f"measure: {' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
@@ -111,6 +168,16 @@ def describe(binary: Path) -> dict:
 def chapter_folders() -> list[str]:
     """The chapters' folder names, in order."""
     return sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
+
+
+def chapter_target(chapter: str) -> str:
+    """The CMake target that builds bin/<chapter>: the first word of its
+    folder's ladder_add_chapter call (ch13_tail for 13-tail)."""
+    listing = ROOT / "chapters" / chapter / "CMakeLists.txt"
+    found = re.search(r"\bladder_add_chapter\s*\(\s*(\S+)", listing.read_text())
+    if not found:
+        sys.exit(f"measure: {listing.relative_to(ROOT)} declares no chapter")
+    return found.group(1)
 
 
 def chapter_programs(build_dir: Path, wanted: list[str]) -> list[Program]:
@@ -240,17 +307,80 @@ def distinct(sizes: list[str]) -> list[str]:
     return kept
 
 
-def benchmark(program: Program, out: Path, sizes: list[str], extras: bool = True) -> dict:
+def capped(sizes: list[str], limit: int | None) -> list[str]:
+    """The sizes with no dimension over `limit` (all of them when None):
+    --quick's cap, for squares and MxNxK problems alike."""
+    return [s for s in sizes if limit is None or max(dims(s)) <= limit]
+
+
+def benchmark(program: Program, out: Path, sizes: list[str], extras: bool = True,
+              limit: int | None = None) -> dict:
     """Times `program` at `sizes` and, with `extras`, at the sizes its
-    chapter lists besides (extra_sizes(); --quick leaves them out)."""
-    sizes = distinct(sizes + (extra_sizes(program) if extras else []))
-    say(f"benchmarking {program.name} at {' '.join(sizes)}")
+    chapter lists besides (extra_sizes()), leaving out every size with a
+    dimension over `limit` (--quick: QUICK_LIMIT)."""
+    sizes = capped(distinct(sizes + (extra_sizes(program) if extras else [])), limit)
+    if not sizes:  # --quick --sizes 4096: nothing under the cap (no run, no result)
+        say(f"{program.name}: no size within {limit} in every dimension; not run")
+        PROGRESS.total -= 1
+        return {"returncode": 0}
+    PROGRESS.start(f"benchmarking {program.name} at {' '.join(sizes)}")
     done = run([*program.command, "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
                 "--json", str(out)])
+    PROGRESS.end()
     print(done.stdout, end="", flush=True)
     if done.returncode != 0:
         print(done.stderr, end="", flush=True)
     return {"returncode": done.returncode}
+
+
+def random_pass(build_dir: Path, folder: Path, seed: int) -> tuple[list[dict], dict]:
+    """Times the final kernels (RANDOM_CHAPTERS) on the problems of `seed`,
+    each binary once with all of them, its inputs filled from the seed too,
+    writing <folder>/<chapter>.json. Returns the problems and each binary's
+    exit status ({"random <chapter>": {"returncode": ...}})."""
+    problems = random_problems.draw(seed)
+    say(f"random problems, seed {seed} (--seed {seed} draws them again): "
+        + " ".join(random_problems.size_text(p) for p in problems))
+    folder.mkdir(parents=True, exist_ok=True)
+    status = {}
+    for chapter in RANDOM_CHAPTERS:
+        PROGRESS.start(f"timing {chapter} on the {len(problems)} random problems")
+        done = run([str(build_dir / "bin" / chapter), "--sizes",
+                    *(random_problems.size_text(p) for p in problems),
+                    "--budget-s", str(random_problems.RANDOM_BUDGET_S), "--seed", str(seed),
+                    "--json", str(folder / f"{chapter}.json")])
+        PROGRESS.end()
+        print(done.stdout, end="", flush=True)
+        if done.returncode != 0:
+            print(done.stderr, end="", flush=True)
+        status[f"random {chapter}"] = {"returncode": done.returncode}
+    return problems, status
+
+
+def random_result(seed: int, problems: list[dict], folder: Path) -> dict | None:
+    """random.json's content from the final kernels' runs in `folder`
+    (random_pass), None when none of them wrote a file: the seed, the
+    problems, the inputs of the three programs together (the file is stale
+    when any changes), and for each chapter its goal, its sizes as the
+    binary wrote them (one per problem) and its provenance, inputs included."""
+    runs = {c: folder / f"{c}.json" for c in RANDOM_CHAPTERS}
+    if not any(path.exists() for path in runs.values()):
+        return None
+    chapters, inputs = {}, {}
+    for chapter, path in runs.items():
+        source = f"chapters/{chapter}/kernel.cu"
+        inputs.update(inputs_of(source))
+        if not path.exists():
+            continue
+        written = with_inputs(json.loads(path.read_text()), source)
+        goal = random_problems.RANDOM_CHAPTERS[chapter]
+        chapters[chapter] = {"goal": {"percent": goal.percent, "against": goal.against},
+                             "sizes": written["sizes"], "provenance": written["provenance"]}
+    first = next(iter(chapters.values()))["provenance"]
+    return {"schema": 1, "gpu": first["gpu"], "gpu_slug": first.get("gpu_slug"),
+            "date": first["date"], "git_commit": first.get("git_commit"), "seed": seed,
+            "budget_s": random_problems.RANDOM_BUDGET_S, "problems": problems,
+            "inputs": dict(sorted(inputs.items())), "chapters": chapters}
 
 
 def smallest_accepted(program: Program) -> str | None:
@@ -352,23 +482,26 @@ def transpose_counters(build_dir: Path, size: str) -> dict:
     return parse_ncu_csv(run(cmd, timeout=300), size)
 
 
-def refusal(tests: dict, status: dict, chapters: dict, expected: list[str],
-            sanitizer: dict, sanitized: list[str]) -> list[str]:
+def refusal(tests: dict | None, status: dict, chapters: dict, expected: list[str],
+            sanitizer: dict, sanitized: list[str], random: dict | None = None) -> list[str]:
     """Why a run's results must not be written, one line each (empty: they
-    may be). `tests` is the GPU tests' summary (ctest_summary), `status` each
+    may be). `tests` is the GPU tests' summary (ctest_summary; None when
+    they did not run, in a --quick run, which writes nothing), `status` each
     program's exit status ({name: {"returncode": ...}}), `chapters` the
     chapter results the run wrote ({name: result}), `expected` the chapter
     binaries it ran, `sanitizer` the sanitizer verdicts ({name: {tool:
     verdict}}) and `sanitized` the binaries that must have one (none when
-    the sanitizer was not run). The checks are the ones CI runs on committed
+    the sanitizer was not run), `random` random.json's content when the run
+    drew random problems. The checks are the ones CI runs on committed
     results (code/ladder_tools/results_check.py)."""
-    problems = results_check.gpu_test_failures(tests)
+    problems = results_check.gpu_test_failures(tests) if tests is not None else []
     problems += [f"{name} exited with {s['returncode']}" for name, s in status.items()
                  if s["returncode"] != 0]
     problems += results_check.missing_results(chapters, expected)
     problems += results_check.incorrect_sizes(chapters)
     problems += results_check.identity_errors(chapters)
     problems += results_check.unclean_sanitizers(sanitizer, sanitized)
+    problems += results_check.random_problems(random)
     return problems
 
 
@@ -380,15 +513,21 @@ def binaries_of(chapter: str, declared: list[str]) -> list[str]:
 
 def changed_chapters(root: Path, gpu_folder: Path,
                      folders: list[str] | None = None) -> list[str]:
-    """The chapters (folder names, and TRANSPOSE for chapter 10's exercise)
-    that `gpu_folder` (results/<gpu>) holds no result for, or a result of
-    which was built from a file that has changed since: what `--changed`
-    measures. A chapter counts when any binary it declares does."""
+    """The chapters (folder names, TRANSPOSE for chapter 10's exercise and
+    RANDOM for the random problems) that `gpu_folder` (results/<gpu>) holds
+    no result for, or a result of which was built from a file that has
+    changed since: what `--changed` measures. A chapter counts when any
+    binary it declares does. (A run that measures one of RANDOM_CHAPTERS
+    draws the random problems too: measures_random.)"""
     declared = results_check.declared_binaries(root)
 
     def fresh(path: Path) -> bool:
-        return (path.exists() and
-                pending.changed(json.loads(path.read_text())["provenance"], root) == [])
+        # A result records its inputs in its provenance; random.json, one
+        # file for three programs, records them at its top.
+        if not path.exists():
+            return False
+        content = json.loads(path.read_text())
+        return pending.changed(content.get("provenance", content), root) == []
 
     wanted = []
     for chapter in folders if folders is not None else chapter_folders():
@@ -397,6 +536,8 @@ def changed_chapters(root: Path, gpu_folder: Path,
             wanted.append(chapter)
     if not fresh(gpu_folder / "transpose.json"):
         wanted.append(TRANSPOSE)
+    if not fresh(gpu_folder / "random.json"):
+        wanted.append(RANDOM)
     return wanted
 
 
@@ -406,38 +547,67 @@ def measures_transpose(wanted: list[str]) -> bool:
     return not wanted or TRANSPOSE in wanted
 
 
+def measures_random(wanted: list[str], quick: bool = False) -> bool:
+    """Whether a run of --chapters `wanted` draws the random problems: a run
+    of every chapter does, and one that names RANDOM or one of the
+    RANDOM_CHAPTERS (a re-measured final kernel would leave random.json
+    stale); --quick never does (every random problem has a dimension over
+    its cap, QUICK_LIMIT)."""
+    return not quick and (not wanted or RANDOM in wanted
+                          or any(c in RANDOM_CHAPTERS for c in wanted))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chapters", nargs="*", default=[],
-                        help="only these chapters (folder names, and 'transpose' for "
-                             "chapter 10's exercise); default all")
+                        help=f"only these chapters (folder names, '{TRANSPOSE}' for chapter 10's "
+                             f"exercise and '{RANDOM}' for the random problems); default all")
     parser.add_argument("--quick", action="store_true",
-                        help="sizes 256..2048 only, none of a chapter's extra sizes, no "
-                             "sanitizer and no ncu (a first look)")
+                        help=f"a first look in about 3 minutes: the chapter binaries alone are "
+                             f"built, every size with a dimension over {QUICK_LIMIT} is dropped, "
+                             "no GPU tests, sanitizer, ncu or random problems, and nothing is "
+                             "written to results/")
     parser.add_argument("--sizes", nargs="*", default=None,
                         help=f"square sizes to benchmark (default {' '.join(SIZES)})")
     parser.add_argument("--changed", action="store_true",
-                        help="only the chapters (and the transpose exercise) whose results "
-                             "on this GPU are missing or stale: built from files that have "
-                             "changed since (what the book marks stale)")
+                        help="only the chapters (and the transpose exercise, and the random "
+                             "problems) whose results on this GPU are missing or stale: built "
+                             "from files that have changed since (what the book marks stale)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the random problems' seed (default: a fresh one, printed), to "
+                             "draw a past run's problems again")
     parser.add_argument("--build-dir", default=str(ROOT / "build" / "measure"))
     parser.add_argument("--no-sanitizer", action="store_true")
     parser.add_argument("--no-ncu", action="store_true")
     args = parser.parse_args()
 
-    unknown = [c for c in args.chapters if c not in chapter_folders() and c != TRANSPOSE]
+    unknown = [c for c in args.chapters if c not in chapter_folders() and c not in (TRANSPOSE,
+                                                                                   RANDOM)]
     if unknown:
         sys.exit(f"measure: no chapter {', '.join(unknown)} (the chapters are the folders "
-                 f"of chapters/; '{TRANSPOSE}' is chapter 10's exercise)")
+                 f"of chapters/; '{TRANSPOSE}' is chapter 10's exercise, '{RANDOM}' the "
+                 "random problems)")
+    if args.seed is not None and not 0 <= args.seed < random_problems.SEED_LIMIT:
+        sys.exit(f"measure: --seed takes a whole number in [0, {random_problems.SEED_LIMIT})")
 
     if shutil.which("nvidia-smi") is None or run(["nvidia-smi", "-L"]).returncode != 0:
         print("measure: no NVIDIA GPU here (nvidia-smi finds none); nothing was measured")
         return 77
     if args.changed and args.chapters:
         sys.exit("measure: --changed picks the chapters itself; leave out --chapters")
+    if args.quick and args.chapters == [RANDOM]:
+        sys.exit("measure: --quick draws no random problems (each has a dimension over "
+                 f"{QUICK_LIMIT})")
     build_dir = Path(args.build_dir)
-    build(build_dir)
+    if args.quick:
+        # The binaries a quick run runs, and nothing else (no tests, no fuzzers).
+        wanted = [c for c in args.chapters if c not in (TRANSPOSE, RANDOM)] or (
+            [] if args.chapters else chapter_folders())
+        build(build_dir, ["baseline", *(chapter_target(c) for c in wanted),
+                          *(["transpose"] if measures_transpose(args.chapters) else [])])
+    else:
+        build(build_dir)
     staging = Path(tempfile.mkdtemp(prefix="ladder-measure-"))
     (staging / "chapters").mkdir()
     # The ceilings first: their file names the GPU, whose results --changed reads.
@@ -450,7 +620,9 @@ def main() -> int:
             return 0
         say(f"measuring what changed on {slug}: {' '.join(args.chapters)}")
     transpose = measures_transpose(args.chapters)
-    programs = chapter_programs(build_dir, args.chapters)
+    drawn = measures_random(args.chapters, args.quick)
+    seed = args.seed if args.seed is not None else random_problems.fresh_seed()
+    programs = chapter_programs(build_dir, args.chapters)  # none for --chapters random
     # The inputs every result will record, read now (inputs_of caches them):
     # a source that cannot be read stops the run before anything is measured,
     # and the hashes are of the tree that was built.
@@ -458,16 +630,25 @@ def main() -> int:
                    TRANSPOSE_SOURCE, BASELINE_SOURCE]:
         inputs_of(source)
     sizes = args.sizes or (SIZES[:4] if args.quick else SIZES)
+    limit = QUICK_LIMIT if args.quick else None
 
-    tests = gpu_tests(build_dir)
+    # The benchmark runs, counted for the progress lines' estimate of the time left.
+    PROGRESS.total = len(programs) + (len(RANDOM_CHAPTERS) if drawn else 0)
+    tests = None if args.quick else gpu_tests(build_dir)
     status = {}
     for program in programs:
         status[program.name] = benchmark(program, staging / "chapters" / f"{program.name}.json",
-                                         sizes, extras=not args.quick)
+                                         sizes, limit=limit)
 
     transpose_json = staging / "transpose.json"
     if transpose:
         status["transpose"] = transpose_exercise(build_dir, transpose_json) or {"returncode": 0}
+
+    random = None
+    if drawn:
+        problems, random_status = random_pass(build_dir, staging / "random", seed)
+        status.update(random_status)
+        random = random_result(seed, problems, staging / "random")
 
     sanitizer, counters, issue = {}, {}, {}
     if not (args.quick or args.no_sanitizer):
@@ -499,21 +680,37 @@ def main() -> int:
     # It is checked first (code/ladder_tools/results_check.py, the checks CI runs on
     # committed results), and written to results/<gpu>/ only if it passes.
     written = sorted((staging / "chapters").glob("*.json"))
-    if not written and not transpose_json.exists():
+    if not written and not transpose_json.exists() and random is None:
         sys.exit("measure: no chapter wrote results")
     chapters = {path.stem: json.loads(path.read_text()) for path in written}
     # The provenance the files share (the GPU, the date, the commit): the
-    # first chapter's, or the transpose exercise's when it ran alone.
-    first = (chapters[written[0].stem] if written
-             else json.loads(transpose_json.read_text()))["provenance"]
-    print_table(chapters, sizes)
+    # first chapter's, or the transpose exercise's when it ran alone, or
+    # the first final kernel's on the random problems.
+    if written:
+        first = chapters[written[0].stem]["provenance"]
+    elif transpose_json.exists():
+        first = json.loads(transpose_json.read_text())["provenance"]
+    else:
+        first = next(iter(random["chapters"].values()))["provenance"]
+    print_table(chapters, capped(sizes, limit))
+    if random is not None:
+        print_random(random)
     # Every chapter binary the chapters declare (of the chapters asked for)
     # must have a result, not only those found in bin/.
     declared = results_check.declared_binaries(ROOT)
     expected = (declared if not args.chapters else
                 [name for c in args.chapters for name in binaries_of(c, declared)])
     problems = refusal(tests, status, chapters, expected, sanitizer,
-                       expected if sanitizer else [])
+                       expected if sanitizer else [], random)
+    if drawn and random is None:
+        problems.append("no final kernel wrote a result on the random problems")
+    if args.quick:
+        # The GPU tests did not run, and the sizes stop at QUICK_LIMIT: a
+        # first look, not results the book can show.
+        for problem in problems:
+            print(f"measure: {problem}")
+        say(f"--quick writes nothing to results/; this run's files are in {staging}")
+        return 1 if problems else 0
     if problems:
         print()
         for problem in problems:
@@ -536,6 +733,8 @@ def main() -> int:
     if transpose_json.exists():
         write_json(target / "transpose.json",
                    with_inputs(json.loads(transpose_json.read_text()), TRANSPOSE_SOURCE))
+    if random is not None:
+        write_json(target / "random.json", random)
     if (staging / "baseline.json").exists():
         shutil.copy(staging / "baseline.json", target / "baseline.json")
     common = {"schema": 1, "gpu": first["gpu"], "date": first["date"],
@@ -561,6 +760,21 @@ def main() -> int:
     for problem in pending.problems(ROOT):
         say(problem)
     return 0
+
+
+def print_random(random: dict) -> None:
+    """The random problems' summary: per final kernel, how many problems
+    meet its goal, and every miss."""
+    from ladder_tools.results import RandomResult
+
+    drawn = RandomResult("", Path("random.json"), random, None)
+    print(f"\nrandom problems, seed {drawn.seed} ({len(drawn.problems)} problems)")
+    for slug in random["chapters"]:
+        v = drawn.verdict(slug)
+        print(f"{slug:28} {v.met} of {v.total} at least {v.percent:g}% of {v.against}")
+        for (m, n, k), pct, why in v.misses:
+            shown_pct = f"{pct:.1f}%" if pct is not None else "-"
+            print(f"{'':28}   {m}x{n}x{k}: {shown_pct} ({why})")
 
 
 def write_json(path: Path, content: dict) -> None:

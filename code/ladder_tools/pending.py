@@ -62,8 +62,8 @@ def read(root: Path) -> Pending:
 def measurements(results_root: Path):
     """(where, provenance) of everything under results/ that records what it
     was built from: chapter results, sweeps, the transpose, the GPU tests'
-    summary, and each entry of the files that gather chapters (sanitizer,
-    ncu, issue)."""
+    summary, the random problems' file, and each entry of the files that
+    gather chapters (sanitizer, ncu, issue)."""
     for gpu in results.gpu_folders(results_root):
         folder = Path(results_root) / gpu
         for path in sorted([*folder.glob("chapters/*.json"), *folder.glob("sweep-*.json"),
@@ -74,6 +74,11 @@ def measurements(results_root: Path):
         tests = folder / "gpu-tests.json"
         if tests.exists():
             yield f"{gpu}/gpu-tests.json", {"inputs": json.loads(tests.read_text()).get("inputs")}
+        # The random problems' file: one seed for three chapters, stale when
+        # any of their inputs changes (it records the union).
+        drawn = folder / "random.json"
+        if drawn.exists():
+            yield f"{gpu}/random.json", {"inputs": json.loads(drawn.read_text()).get("inputs")}
         for name in ("sanitizer.json", "ncu.json", "issue.json"):
             if (folder / name).exists():
                 for slug, entry in json.loads((folder / name).read_text())["chapters"].items():

@@ -7,6 +7,8 @@ on (see docs/results-schema.md)::
     results/<gpu>/chapters/<slug>.json   one chapter's sizes, times, errors
     results/<gpu>/baseline.json          the FP32 FMA peak, the copy bandwidth
     results/<gpu>/ncu.json, issue.json   one entry per chapter (load_chapters_file)
+    results/<gpu>/random.json            the final kernels on random problems
+                                         (load_random_result)
 
 A result is *stale* when a file it was built from has changed since it was
 measured: the numbers belong to other code. What a result was built from, and
@@ -286,3 +288,166 @@ def load_chapters_file(path: Path) -> dict | None:
     if not isinstance(content.get("chapters", {}), dict):
         raise ResultsError(f"{path}: chapters is not an object")
     return content
+
+
+# --------------------------------------------------------------------------
+# The random problems (results/<gpu>/random.json, ladder_tools.random_problems)
+# --------------------------------------------------------------------------
+
+
+def random_result_path(root: str | os.PathLike, gpu: str) -> Path:
+    return Path(root) / gpu / "random.json"
+
+
+def _check_problem(problem, where: str) -> list[str]:
+    if not isinstance(problem, dict):
+        return [f"{where} is not an object"]
+    return [f"{where}.{field} is missing or not a positive whole number"
+            for field in ("M", "N", "K")
+            if not (_has_type(problem.get(field), int) and problem[field] > 0)]
+
+
+def check_random_result(data: dict) -> list[str]:
+    """What is wrong with a random.json, one sentence each; empty if usable:
+    the schema, the seed, the problems, and for each of the three final
+    chapters (random_problems.RANDOM_CHAPTERS) its goal and one checked size
+    per problem, in the problems' order, each timed one with the % of the
+    cuBLAS its goal is held against."""
+    from ladder_tools import goals, random_problems
+
+    problems = []
+    if data.get("schema") != SCHEMA_VERSION:
+        problems.append(f"schema is {data.get('schema')!r}, this book reads {SCHEMA_VERSION}")
+    if not (_has_type(data.get("seed"), int) and data["seed"] >= 0):
+        problems.append("seed is missing or not a whole number")
+    for field in ("gpu", "date"):
+        if not isinstance(data.get(field), str):
+            problems.append(f"{field} is missing")
+    inputs = data.get("inputs")
+    if not isinstance(inputs, dict) or not inputs:
+        problems.append("inputs is missing or empty")
+    drawn = data.get("problems")
+    if not isinstance(drawn, list) or not drawn:
+        return problems + ["problems is missing or empty"]
+    for index, problem in enumerate(drawn):
+        problems += _check_problem(problem, f"problems[{index}]")
+    if problems:
+        return problems
+    wanted = [(p["M"], p["N"], p["K"]) for p in drawn]
+    chapters = data.get("chapters")
+    if not isinstance(chapters, dict):
+        return problems + ["chapters is missing or not an object"]
+    for slug in random_problems.RANDOM_CHAPTERS:
+        entry = chapters.get(slug)
+        where = f"chapters.{slug}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where} is missing")
+            continue
+        goal = entry.get("goal")
+        if not (isinstance(goal, dict) and _has_type(goal.get("percent"), _NUMBER)
+                and goal.get("against") in goals.AGAINST):
+            problems.append(f"{where}.goal needs a percent and what it is against "
+                            f"({', '.join(goals.AGAINST)})")
+            continue
+        if not isinstance(entry.get("provenance"), dict):
+            problems.append(f"{where}.provenance is missing")
+        sizes = entry.get("sizes")
+        if not isinstance(sizes, list):
+            problems.append(f"{where}.sizes is missing")
+            continue
+        found = []
+        for index, size in enumerate(sizes):
+            problems += _check_size(size, f"{where}.sizes[{index}]")
+            if isinstance(size, dict):
+                found.append((size.get("M"), size.get("N"), size.get("K")))
+        if found != wanted:
+            problems.append(f"{where}.sizes are not the problems, one each in order")
+            continue
+        field = random_problems.RandomGoal(goal["percent"], goal["against"]).field
+        problems += [f"{where}.sizes[{index}].{field} is missing"
+                     for index, size in enumerate(sizes)
+                     if is_timed(size) and not _has_type(size.get(field), _NUMBER)]
+    return problems
+
+
+@dataclass(frozen=True)
+class RandomVerdict:
+    """One final chapter's goal on a GPU's random problems."""
+
+    slug: str
+    percent: float  #: the goal: at least this % ...
+    against: str  #: ... of this cuBLAS (a key of ladder_tools.goals.AGAINST)
+    met: int  #: problems timed, correct and at or over the goal
+    misses: tuple  #: ((M, N, K), % or None, why) for every other problem
+    total: int  #: how many problems were drawn
+
+
+@dataclass(frozen=True)
+class RandomResult:
+    """One GPU's random.json, checked by check_random_result."""
+
+    gpu: str  #: the GPU's folder name under results/
+    path: Path
+    data: dict
+    stale: str | None  #: why it is stale (any of the three chapters' inputs changed)
+
+    @property
+    def seed(self) -> int:
+        return self.data["seed"]
+
+    @property
+    def problems(self) -> list[tuple[int, int, int]]:
+        return [(p["M"], p["N"], p["K"]) for p in self.data["problems"]]
+
+    def verdict(self, slug: str) -> RandomVerdict:
+        """How chapter `slug` did against its goal on every problem: a
+        problem meets it when it was timed, is correct and reaches the goal's
+        % of its cuBLAS; every other one is a miss, with its % (None when
+        not timed) and why."""
+        from ladder_tools import random_problems
+
+        entry = self.data["chapters"][slug]
+        goal = random_problems.RandomGoal(entry["goal"]["percent"], entry["goal"]["against"])
+        met, misses = 0, []
+        for size in entry["sizes"]:
+            dims = (size["M"], size["N"], size["K"])
+            pct = size.get(goal.field) if is_timed(size) else None
+            if not size["correct"]:
+                misses.append((dims, pct, "not correct"))
+            elif pct is None:
+                misses.append((dims, None, "not timed"))
+            elif pct < goal.percent:
+                misses.append((dims, pct, "below the goal"))
+            else:
+                met += 1
+        return RandomVerdict(slug, goal.percent, goal.against, met, tuple(misses),
+                             len(entry["sizes"]))
+
+    @property
+    def provenance(self) -> dict:
+        """The provenance of the first chapter's run (the GPU, the versions)."""
+        first = next(iter(self.data["chapters"].values()))
+        return {**first.get("provenance", {}), "gpu": self.data["gpu"],
+                "date": self.data["date"]}
+
+
+def load_random_result(
+    root: str | os.PathLike, gpu: str, repo_root: str | os.PathLike
+) -> RandomResult | None:
+    """One GPU's random.json, checked; None when it has none."""
+    path = random_result_path(root, gpu)
+    if not path.is_file():
+        return None
+    data = read_json(path)
+    problems = check_random_result(data)
+    if problems:
+        raise ResultsError(f"{path}: " + "; ".join(problems))
+    return RandomResult(gpu, path, data, staleness({"inputs": data["inputs"]}, repo_root))
+
+
+def load_random_results(
+    root: str | os.PathLike, repo_root: str | os.PathLike
+) -> list[RandomResult]:
+    """Every GPU's random.json, the reference GPU first."""
+    found = (load_random_result(root, gpu, repo_root) for gpu in gpu_folders(root))
+    return [result for result in found if result is not None]

@@ -14,7 +14,11 @@ empty when there is none.
   (docs/results-schema.md);
 - the GPU tests' summary shows none failed or skipped;
 - every sanitizer verdict is clean, and every chapter binary has one from
-  every tool.
+  every tool;
+- the random problems' file (random.json), where there is one, is one the
+  book can read (results.check_random_result), and each of its final
+  kernels is correct on every problem, with numbers that follow from its
+  times, as a chapter's sizes are.
 """
 from __future__ import annotations
 
@@ -72,7 +76,7 @@ def load_folder(folder: Path) -> dict:
     chapters = {path.stem: json.loads(path.read_text())
                 for path in sorted((folder / "chapters").glob("*.json"))}
     return {"chapters": chapters, "gpu_tests": read("gpu-tests.json"),
-            "sanitizer": read("sanitizer.json")}
+            "sanitizer": read("sanitizer.json"), "random": read("random.json")}
 
 
 def missing_results(chapters: dict, expected: list[str]) -> list[str]:
@@ -187,6 +191,22 @@ def unclean_sanitizers(sanitizer: dict | None, expected: list[str]) -> list[str]
     return problems
 
 
+def random_problems(random: dict | None) -> list[str]:
+    """A random.json (or the same dict in memory), where there is one: the
+    reader's checks (results.check_random_result), then, for each final
+    kernel's run, incorrect_sizes and identity_errors, named "random
+    <chapter>"."""
+    if random is None:
+        return []
+    from ladder_tools.results import check_random_result
+
+    problems = [f"random.json: {p}" for p in check_random_result(random)]
+    if problems:
+        return problems
+    runs = {f"random {slug}": entry for slug, entry in random["chapters"].items()}
+    return incorrect_sizes(runs) + identity_errors(runs)
+
+
 def folder_problems(folder: Path, expected: list[str]) -> list[str]:
     """Every check on one results/<gpu>/ folder."""
     data = load_folder(folder)
@@ -194,4 +214,5 @@ def folder_problems(folder: Path, expected: list[str]) -> list[str]:
             + incorrect_sizes(data["chapters"])
             + identity_errors(data["chapters"])
             + gpu_test_failures(data["gpu_tests"])
-            + unclean_sanitizers(data["sanitizer"], expected))
+            + unclean_sanitizers(data["sanitizer"], expected)
+            + random_problems(data["random"]))

@@ -24,6 +24,13 @@ Numbers enter the book only through what this extension reads from
     cuBLAS, and the sizes below the goal, computed from the chapter's result,
     each size against the fastest cuBLAS run of it among the GPU's results;
     one list for each GPU that measured the chapter, or for ``:gpu:`` alone.
+``{ladder-random} <slug>``  option ``:gpu:``
+    one of the three final kernels (13-tail, 16-wgmma, 17-3xtf32-wgmma) on
+    the random problems (results/<gpu>/random.json,
+    ladder_tools.random_problems): per GPU that measured the chapter or the
+    problems, the seed, how many of the problems meet the kernel's goal and
+    every miss with its %; "not measured on this GPU yet" for a GPU with no
+    random.json.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
 
@@ -40,11 +47,12 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ladder_analysis import natural_figure
-from ladder_base import LadderMixin, not_measured_box, provenance_paragraph, stale_result_box
+from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
+                         stale_result_box)
 from ladder_nodes import figure, paragraph, svg_image, table
 
 from figures import accuracy, by_size, ladder
-from ladder_tools import goals, results, values
+from ladder_tools import goals, random_problems, results, values
 from ladder_tools.formatting import (DASH, format_error, format_gflops, format_percent,
                                      format_size, format_time_range, parse_size)
 
@@ -435,6 +443,100 @@ class GoalsDirective(_ChapterDirective):
 
 
 # --------------------------------------------------------------------------
+# {ladder-random} <slug>
+# --------------------------------------------------------------------------
+
+
+def _random_draw_sentence() -> str:
+    """What the random problems are, from the rule that draws them."""
+    r = random_problems
+    return (f"Each measure run draws {r.UNIFORM_COUNT + r.THIN_COUNT} problems afresh: "
+            f"{r.UNIFORM_COUNT} with M, N and K each uniform in {r.LARGE[0]} to {r.LARGE[1]}, "
+            f"and {r.THIN_COUNT} thin or long ones, {r.THIN_COUNT // len(r.THIN_KINDS)} each "
+            f"with M small, N small, both small and K long, and K short (a small dimension "
+            f"is {r.SMALL[0]} to {r.SMALL[1]}, K goes up to {r.LONG_K[1]}). The seed draws "
+            "the same problems again. A problem meets the goal when it is correct and timed "
+            "at the goal or over it.")
+
+
+def _random_verdict(verdict: results.RandomVerdict, seed: int) -> nodes.paragraph:
+    """Seed, count and every miss of one kernel on one GPU's problems."""
+    text = (f"Seed {seed}: {verdict.met} of the {verdict.total} random problems meet the "
+            f"goal, at least {verdict.percent:g}% of {verdict.against}. ")
+    misses = []
+    for size, pct, why in verdict.misses:
+        if why == "below the goal":
+            misses.append(f"{format_size(size)} ({format_percent(pct)})")
+        else:
+            shown = f"{format_percent(pct)}, " if pct is not None else ""
+            misses.append(f"{format_size(size)} ({shown}{why})")
+    text += f"Misses: {_listed(misses)}." if misses else "No miss."
+    return paragraph(text, ["ladder-random"])
+
+
+class RandomDirective(LadderMixin, SphinxDirective):
+    """``{ladder-random} <slug>``: a final kernel's goal on the random
+    problems, on each GPU that has them (the reference GPU first) or that
+    measured the chapter without them, or on ``:gpu:`` alone."""
+
+    required_arguments = 1
+    option_spec = {"gpu": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        slug = self.arguments[0]
+        if slug not in random_problems.RANDOM_CHAPTERS:
+            raise self.error(f"{self.name}: {slug} is not one of the chapters the random "
+                             f"problems time ({', '.join(random_problems.RANDOM_CHAPTERS)})")
+        gpus = results.gpu_folders(self.results_root)
+        if "gpu" in self.options:
+            gpus = [g for g in gpus if g == self.options["gpu"]]
+        output: list[nodes.Node] = []
+        explained = False
+        try:
+            for gpu in gpus:
+                self.track(results.random_result_path(self.results_root, gpu))
+                self.track(results.chapter_result_path(self.results_root, gpu, slug))
+                drawn = results.load_random_result(self.results_root, gpu, self.repo_root)
+                if drawn is None:
+                    chapter = results.load_chapter_result(self.results_root, gpu, slug,
+                                                          self.repo_root)
+                    if chapter is not None:
+                        output.append(self._absent(chapter.provenance["gpu"]))
+                    continue
+                output.append(self._judged(drawn, slug, explain=not explained))
+                explained = True
+        except results.ResultsError as error:
+            raise self.error(str(error)) from error
+        if not output:
+            return [not_measured_box(self.env, "Not measured yet",
+                                     f"No GPU has timed {slug} on random problems.")]
+        return output
+
+    def _heading(self, name: str) -> nodes.Element:
+        heading = f"Random problems · {name}"
+        return nodes.rubric(heading, heading)
+
+    def _absent(self, name: str) -> nodes.Node:
+        block = nodes.container(classes=["ladder-results"])
+        block += self._heading(name)
+        block += paragraph("Random problems: not measured on this GPU yet.",
+                           ["ladder-random", "ladder-not-measured"])
+        return block
+
+    def _judged(self, drawn: results.RandomResult, slug: str, explain: bool) -> nodes.Node:
+        block = nodes.container(classes=["ladder-results"])
+        block += self._heading(drawn.data["gpu"])
+        if drawn.stale:
+            self.record_stale(drawn.gpu, slug, drawn.path, drawn.stale)
+            block += stale_notice(self.env, "Stale result", drawn.data["gpu"])
+        if explain:
+            block += paragraph(_random_draw_sentence())
+        block += _random_verdict(drawn.verdict(slug), drawn.seed)
+        block += provenance_paragraph(self.env, results.provenance_line(drawn))
+        return block
+
+
+# --------------------------------------------------------------------------
 # {ladder}`...`
 # --------------------------------------------------------------------------
 
@@ -469,6 +571,7 @@ def setup(app):
     app.add_directive("ladder-results", ResultsDirective)
     app.add_directive("ladder-plot", PlotDirective)
     app.add_directive("ladder-goals", GoalsDirective)
+    app.add_directive("ladder-random", RandomDirective)
     app.add_directive("ladder-ladder", LadderDirective)
     app.add_directive("ladder-accuracy", AccuracyDirective)
     app.add_role("ladder", LadderRole())

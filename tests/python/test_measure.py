@@ -193,9 +193,10 @@ def test_own_sizes_reach_the_chapter_and_the_variants_it_names(tmp_path, monkeyp
     assert sizes("99-made-up-narrow", "99-made-up") == ["500"]
 
 
-def test_a_quick_run_times_the_standard_sizes_alone(monkeypatch, tmp_path):
-    """--quick leaves out a chapter's extra and own sizes (16-wgmma lists
-    sizes up to 7936, which a first look does not need)."""
+def test_a_quick_run_caps_every_size_at_2048(monkeypatch, tmp_path):
+    """--quick keeps a chapter's extra and own sizes, but drops every size
+    with a dimension over 2048 (16-wgmma lists 4097 cubed and 256 x 256 x
+    65536, which a first look does not need)."""
     sys.path.insert(0, str(ROOT / "code"))
     import measure
 
@@ -206,11 +207,14 @@ def test_a_quick_run_times_the_standard_sizes_alone(monkeypatch, tmp_path):
 
     monkeypatch.setattr(measure, "run", lambda command, **_: asked.append(command) or Done())
     program = measure.Program("16-wgmma", "16-wgmma", ("bin/16-wgmma",))
-    measure.benchmark(program, tmp_path / "out.json", ["256", "512"], extras=False)
-    measure.benchmark(program, tmp_path / "out.json", ["256", "512"])
+    measure.benchmark(program, tmp_path / "out.json", ["256", "512", "4096"],
+                      limit=measure.QUICK_LIMIT)
+    measure.benchmark(program, tmp_path / "out.json", ["256", "512", "4096"])
     quick, full = (c[c.index("--sizes") + 1:c.index("--budget-s")] for c in asked)
-    assert quick == ["256", "512"]
-    assert len(full) > len(quick) and full[:2] == quick
+    assert quick[:2] == ["256", "512"] and "1000x1000x1000" in quick
+    assert all(max(measure.dims(size)) <= 2048 for size in quick)
+    assert "4096" in full and "256x256x65536" in full and "4097x4097x4097" in full
+    assert [s for s in full if max(measure.dims(s)) <= 2048] == quick
 
 
 def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path):
@@ -240,4 +244,4 @@ def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path)
     assert "01-naive" in found and "02-coalescing" in found
     assert ("03-flat-block" in found) == ("03-flat-block" in fresh)
     assert measure.changed_chapters(ROOT, tmp_path / "no-such-gpu", chapters) == [
-        *chapters, measure.TRANSPOSE]
+        *chapters, measure.TRANSPOSE, measure.RANDOM]

@@ -7,7 +7,9 @@ writes them (code/ladder_tools/results_check.py), for every results/<gpu>/ folde
 - gflops, cublas_gflops and pct_cublas follow from the recorded median times
   (docs/results-schema.md), within what printing with %.9g can change;
 - the GPU tests' summary shows none failed;
-- every sanitizer verdict is clean, and every chapter binary has one per tool.
+- every sanitizer verdict is clean, and every chapter binary has one per tool;
+- the random problems' file, where there is one, reads, and the final
+  kernels are correct on every problem with rates that follow from the times.
 
 Each check is also shown to fail, on a copy of results/h200/ edited the way
 a bad run would leave it; and the measure command's decision to refuse a
@@ -26,7 +28,8 @@ from common import ROOT
 
 sys.path.insert(0, str(ROOT / "code"))
 import measure  # noqa: E402
-from ladder_tools import binaries, pending  # noqa: E402
+import random_fixture  # noqa: E402
+from ladder_tools import binaries, pending, random_problems  # noqa: E402
 from ladder_tools import results_check as rc  # noqa: E402
 
 RESULTS = ROOT / "results"
@@ -53,6 +56,7 @@ def problems(folder: Path, check: str) -> list[str]:
         "rates": lambda: rc.identity_errors(data["chapters"]),
         "gpu-tests": lambda: rc.gpu_test_failures(data["gpu_tests"]),
         "sanitizer": lambda: rc.unclean_sanitizers(data["sanitizer"], expected),
+        "random": lambda: rc.random_problems(data["random"]),
     }[check]()
 
 
@@ -68,7 +72,7 @@ def test_a_partial_folder_passes_on_another_gpu_only(edited, tmp_path):
     assert problems(reference, "results") != []
 
 
-CHECKS = ["results", "correct", "rates", "gpu-tests", "sanitizer"]
+CHECKS = ["results", "correct", "rates", "gpu-tests", "sanitizer", "random"]
 
 
 # -- The chapter binaries ----------------------------------------------------
@@ -360,7 +364,7 @@ def fake_measure(tmp_path, monkeypatch):
                      "failed": [], "skipped": []},
            "edit": lambda name, result: None, "clean": True}
 
-    def benchmark(program, out, sizes, extras=True):
+    def benchmark(program, out, sizes, extras=True, limit=None):
         committed = REFERENCE / "chapters" / f"{program.name}.json"
         if not committed.exists():  # not measured yet: another chapter's numbers
             committed = REFERENCE / "chapters" / f"{MEASURED[0]}.json"
@@ -379,8 +383,26 @@ def fake_measure(tmp_path, monkeypatch):
     monkeypatch.setattr(measure.shutil, "which",
                         lambda name, *a, **k: "/fake/nvidia-smi" if name == "nvidia-smi"
                         else None if name == "ncu" else real_which(name, *a, **k))
-    monkeypatch.setattr(measure, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, "", ""))
-    monkeypatch.setattr(measure, "build", lambda build_dir: None)
+    def fake_run(cmd, **kw):
+        # A final kernel's binary on the random problems (measure.random_pass):
+        # its JSON for the sizes asked, each at twice its goal unless the test
+        # says otherwise (run["random"]: {chapter: pct(index)}).
+        if "--seed" in cmd and "--json" in cmd:
+            slug = Path(cmd[0]).name
+            asked = cmd[cmd.index("--sizes") + 1:cmd.index("--budget-s")]
+            problems = [dict(zip("MNK", measure.dims(size))) for size in asked]
+            goal = random_problems.RANDOM_CHAPTERS[slug].percent
+            written = random_fixture.binary_output(
+                slug, problems, run["random"].get(slug, lambda i: 2 * goal),
+                int(cmd[cmd.index("--seed") + 1]))
+            Path(cmd[cmd.index("--json") + 1]).write_text(json.dumps(written))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    run["random"] = {}
+    run["built"] = []
+    monkeypatch.setattr(measure, "run", fake_run)
+    monkeypatch.setattr(measure, "build",
+                        lambda build_dir, targets=None: run["built"].append(targets))
     monkeypatch.setattr(measure, "chapter_programs",
                         lambda build_dir, wanted: [program(build_dir, name) for name in EXPECTED])
     monkeypatch.setattr(measure, "gpu_tests", lambda build_dir: run["tests"])
@@ -393,7 +415,8 @@ def fake_measure(tmp_path, monkeypatch):
     # on the fake root would find no sources); cached per source as in a run.
     monkeypatch.setattr(measure, "inputs_of",
                         lambda source: {source: "0" * 64, "code/include/ladder/runner.cuh": "1" * 64})
-    monkeypatch.setattr(sys, "argv", ["measure.py", "--build-dir", str(tmp_path / "build")])
+    monkeypatch.setattr(sys, "argv", ["measure.py", "--build-dir", str(tmp_path / "build"),
+                                      "--seed", "4242"])
     return root, run
 
 
@@ -445,3 +468,79 @@ def test_measure_refuses_a_run_that_failed_and_writes_nothing(fake_measure, caps
     assert not (root / "results").exists()
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("measure: refusing to write results/h200/: ")
+
+
+# -- The random problems in the measure command's run --------------------------
+
+
+def test_measure_writes_the_random_problems_of_its_seed(fake_measure, capsys):
+    """A run of every chapter draws the random problems of its seed (here
+    --seed 4242), times the three final kernels on them, and writes
+    random.json: the seed, the problems, each kernel's sizes and goal, and
+    the inputs of all three (stale when any changes)."""
+    root, _ = fake_measure
+    assert measure.main() == 0
+    out = capsys.readouterr().out
+    assert "random problems, seed 4242" in out
+    assert "24 of 24 at least 200% of cuBLAS SGEMM" in out
+    written = json.loads((root / "results" / "h200" / "random.json").read_text())
+    assert written["seed"] == 4242
+    assert written["problems"] == random_problems.draw(4242)
+    assert sorted(written["chapters"]) == sorted(random_problems.RANDOM_CHAPTERS)
+    for slug in random_problems.RANDOM_CHAPTERS:
+        assert f"chapters/{slug}/kernel.cu" in written["inputs"]
+        assert written["chapters"][slug]["provenance"]["config"]["seed"] == 4242
+    assert written["chapters"]["16-wgmma"]["goal"] == {"percent": 95.0, "against": "cuBLAS TF32"}
+    assert rc.folder_problems(root / "results" / "h200", EXPECTED) == []
+
+
+def test_measure_refuses_a_random_problem_that_is_not_correct(fake_measure, capsys):
+    root, run = fake_measure
+    real = random_fixture.size_entry
+
+    def wrong_once(m, n, k, pct, slug, correct=True):
+        return real(m, n, k, pct, slug, correct=(m, n, k) != tuple(
+            random_problems.draw(4242)[3][d] for d in "MNK"))
+    random_fixture.size_entry, saved = wrong_once, real
+    try:
+        assert measure.main() == 1
+    finally:
+        random_fixture.size_entry = saved
+    assert not (root / "results").exists()
+    out = capsys.readouterr().out
+    assert "measure: random 13-tail: " in out and "is not correct" in out
+
+
+def test_measure_chapters_random_alone_writes_random_json_only(fake_measure, monkeypatch):
+    """--chapters random times the final kernels on the random problems and
+    measures no chapter's own sizes."""
+    root, _ = fake_measure
+    monkeypatch.setattr(measure, "chapter_programs", lambda build_dir, wanted: [
+        program(build_dir, name) for name in EXPECTED
+        if not wanted or binaries.chapter_folder(ROOT, name) in wanted])
+    monkeypatch.setattr(sys, "argv", [*sys.argv, "--chapters", "random"])
+    assert measure.main() == 0
+    written = root / "results" / "h200"
+    assert (written / "random.json").exists()
+    assert not list((written / "chapters").glob("*.json"))
+
+
+def test_a_quick_run_builds_its_binaries_draws_nothing_and_writes_nothing(
+        fake_measure, monkeypatch, capsys):
+    """--quick builds the binaries it runs alone, runs no GPU tests and no
+    random problems, and leaves its partial results out of results/."""
+    root, run = fake_measure
+    # The real tree's chapters (the fake root holds no kernel.cu).
+    folders = sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
+    monkeypatch.setattr(measure, "chapter_folders", lambda: folders)
+    asked = []
+    monkeypatch.setattr(measure, "gpu_tests", lambda build_dir: asked.append("tests"))
+    monkeypatch.setattr(sys, "argv", [*sys.argv, "--quick"])
+    assert measure.main() == 0
+    assert asked == []
+    assert not (root / "results").exists()
+    out = capsys.readouterr().out
+    assert "random problems" not in out and "--quick writes nothing to results/" in out
+    (targets,) = run["built"]
+    assert targets[0] == "baseline" and "ch13_tail" in targets and "transpose" in targets
+    assert not any(t.startswith("fuzz") for t in targets)
