@@ -36,8 +36,9 @@ LONG_K = (1000, 65536)
 #: The range of K where both M and N are small: long enough that the
 #: product is not all launch overhead.
 LONGEST_K = (16384, 65536)
-#: Seeds are drawn below this (the chapter binaries' --seed takes it too).
-SEED_LIMIT = 2**31
+#: Seeds are drawn below this: the chapter binaries' --seed takes no more
+#: than 2^30 (code/include/ladder/options.hpp).
+SEED_LIMIT = 2**30
 
 #: The kinds of thin problem, in the order thin_problem() cycles through them.
 THIN_KINDS = ("M small", "N small", "M and N small, long K", "K short")

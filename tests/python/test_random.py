@@ -30,7 +30,7 @@ DOCS = ROOT / "docs"
 # -- The draw -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", [0, 1, 12345, 2**31 - 1])
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2**30 - 1])
 def test_a_draw_holds_16_uniform_and_8_thin_problems_in_their_ranges(seed):
     drawn = rp.draw(seed)
     assert len(drawn) == 24
@@ -73,7 +73,7 @@ def test_the_draw_covers_its_ranges_over_many_seeds():
     assert min(short) < 80 and max(short) > 500
 
 
-@pytest.mark.parametrize("seed", [-1, 2**31, 1.5, True, "3"])
+@pytest.mark.parametrize("seed", [-1, 2**30, 1.5, True, "3"])
 def test_a_seed_out_of_range_is_refused(seed):
     with pytest.raises(ValueError):
         rp.draw(seed)
