@@ -231,7 +231,7 @@ def title_words(h: Handshake) -> str:
 
 def alt_text(h: Handshake) -> str:
     s = h.stages
-    return (f"{h.chapter}: the producer's thread and the {h.consumers} consumer warpgroups of "
+    return (f"The producer's thread and the {h.consumers} consumer warpgroups of "
             f"{h.warpgroup} threads over K-steps 0 to {h.steps - 1}, time running down. Each "
             f"stage s of {s} has a full and an empty barrier. The producer waits for empty[s] "
             f"on parity (k / {s} + 1) & 1 (a fresh barrier counts the phase of parity 1 as "
@@ -245,7 +245,7 @@ def alt_text(h: Handshake) -> str:
 
 
 def caption_words(h: Handshake) -> str:
-    return (f"The barriers of {h.chapter}, step by step: full[s] completes on the producer's "
+    return (f"The barriers, step by step: full[s] completes on the producer's "
             f"arrival and {h.full_bytes:,} bytes, empty[s] on {h.empty_arrivals} consumer "
             f"threads; a wait names the parity of the pass it needs, so the producer's first "
             f"wait on each fresh empty (parity 1) returns at once.")

@@ -1,9 +1,8 @@
 """Chapter 17's split of A and B for 3xTF32 on wgmma ({ladder-split}).
 
 The data: a 3xTF32 variant's ``--describe`` constants (BM, BN, BK,
-COPY_FLOATS, PRODUCTS, A_TILES, SUM_STEPS, ROUNDED, and
-CORRECTION_STAGES where the binary reports it), turned by split_of() into a
-Split. What the kernel does (chapters/16-wgmma: split_a, split_truncated,
+COPY_FLOATS, PRODUCTS, A_TILES, SUM_STEPS, ROUNDED, CORRECTION_STAGES),
+turned by split_of() into a Split. What the kernel does (chapters/16-wgmma: split_a, split_truncated,
 sgemm_wgmma's producer, consume_3xtf32):
 
 - split_a() splits all of A once, before the product, into small (the bits
@@ -21,10 +20,8 @@ sgemm_wgmma's producer, consume_3xtf32):
   CORRECTION_STAGES K-steps, and at the end, an FFMA adds corrections
   times 2^-10.
 
-CORRECTION_STAGES is kCorrectionStages in chapters/16-wgmma/kernel.cuh;
---describe does not report it yet, so the figure takes
-DEFAULT_CORRECTION_STAGES where the constants lack it (a test pins that to
-the header's value).
+CORRECTION_STAGES is kCorrectionStages (chapters/16-wgmma/pipeline.cuh), which
+--describe reports for every 3xTF32 tiling.
 """
 
 from __future__ import annotations
@@ -44,12 +41,10 @@ TITLE = 11.5
 BYTES_PER_FLOAT = 4
 #: What small parts are scaled by (kSmallScale, 2^10), as an exponent.
 SCALE_EXPONENT = 10
-#: kCorrectionStages of chapters/16-wgmma/kernel.cuh, where --describe has
-#: no CORRECTION_STAGES (tests/python/test_pipeline_handshake.py pins it).
-DEFAULT_CORRECTION_STAGES = 8
 TIMES = "\u00d7"
 DOT = "\u00b7"
-NEEDED = ("BM", "BN", "BK", "COPY_FLOATS", "PRODUCTS", "A_TILES", "SUM_STEPS", "ROUNDED")
+NEEDED = ("BM", "BN", "BK", "COPY_FLOATS", "PRODUCTS", "A_TILES", "SUM_STEPS", "ROUNDED",
+          "CORRECTION_STAGES")
 WIDTH = 5.4  # inches
 #: The fills of A's own tile, B's, and A's two parts.
 FILLS = {"A": (GPU_COLOURS[0], 0.55), "B": (GPU_COLOURS[1], 0.5),
@@ -116,9 +111,8 @@ def split_of(chapter: str, constants: dict) -> Split:
     if c["BK"] % 8 or (c["BK"] // 8) % c["SUM_STEPS"]:
         raise AnalysisError(f"{chapter}: SUM_STEPS = {c['SUM_STEPS']} does not divide a "
                             f"stage's {c['BK'] // 8} steps of 8")
-    stages = c.get("CORRECTION_STAGES", DEFAULT_CORRECTION_STAGES)
     return Split(chapter, p.bm, p.bn, p.bk, p.copy_floats, c["SUM_STEPS"], bool(c["ROUNDED"]),
-                 stages)
+                 c["CORRECTION_STAGES"])
 
 
 def chapter_split(repo_root: Path, build: Path, slug: str) -> tuple[Split, list[Path]]:
@@ -144,7 +138,8 @@ def correction_words(s: Split) -> str:
 
 
 def title_words(s: Split) -> str:
-    return (f"{s.chapter}: A split once, B in registers,\n"
+    a = "A rounded and split" if s.rounded else "A split"
+    return (f"{a} once, B in registers,\n"
             f"three wgmma a step of 8 along K")
 
 
@@ -154,7 +149,7 @@ def alt_text(s: Split) -> str:
                       for _, name, floats in s.tiles())
     big = ("A rounded to TF32 (big), which the copies bring in A's place" if s.rounded else
            "none for A's big part: wgmma reads A itself and drops its low 13 bits")
-    return (f"{s.chapter}: before the product, split_a() splits all of A in global memory once "
+    return (f"Before the product, split_a() splits all of A in global memory once "
             f"into {parts}: small times 2^{SCALE_EXPONENT}, and {big}. One shared-memory stage "
             f"of {s.stage_bytes:,} bytes holds, in order, {tiles}. Each consumer lane loads its "
             "fragment of B transposed from B's tile into registers and splits it with "
@@ -165,7 +160,7 @@ def alt_text(s: Split) -> str:
 
 
 def caption_words(s: Split) -> str:
-    return (f"The split of {s.chapter}: A's parts are split once in global memory, B's in "
+    return (f"The split: A's parts are split once in global memory, B's in "
             f"registers; a stage of {s.stage_bytes:,} bytes, and the three wgmma of each step "
             "of 8 with the sums they write.")
 

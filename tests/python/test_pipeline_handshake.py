@@ -49,7 +49,6 @@ PHONE_COLUMN_PX = 358  # a 390 px phone's column
 SMALLEST_PX = 9
 HANDSHAKE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]
 SPLIT_SLUGS = ["17-3xtf32-wgmma", "17-3xtf32-wgmma-rounded", "17-3xtf32-wgmma-narrow"]
-KERNEL = ROOT / "chapters" / "16-wgmma" / "kernel.cuh"
 
 
 def variant_constants(slug: str) -> dict:
@@ -69,7 +68,8 @@ def made_up(stages: int, products: int, bm: int = 128, sum_steps: int = 4,
     copy = (a_tiles * bm + bn) * bk
     return {"BM": bm, "BN": bn, "BK": bk, "STAGES": stages, "PRODUCTS": products,
             "CONSUMERS": 2, "WARPGROUP": 128, "A_TILES": a_tiles, "COPY_FLOATS": copy,
-            "STAGE_FLOATS": copy, "SUM_STEPS": sum_steps, "ROUNDED": rounded}
+            "STAGE_FLOATS": copy, "SUM_STEPS": sum_steps, "ROUNDED": rounded,
+            **({"CORRECTION_STAGES": 8} if products == 3 else {})}
 
 
 # -- Measuring a drawn figure ---------------------------------------------------
@@ -402,7 +402,7 @@ def split_problems(c: dict, figure) -> list[str]:
         problems.append(f"a K-step is not {steps} steps of 8")
     if not " ".join(texts.get("sum-words", [])).startswith(f"every {c['SUM_STEPS']} steps "):
         problems.append(f"d += sum is not every SUM_STEPS = {c['SUM_STEPS']} steps")
-    stages = c.get("CORRECTION_STAGES", header_correction_stages())
+    stages = c["CORRECTION_STAGES"]
     words = " ".join(texts.get("correction-words", []))
     if not words.startswith(f"every {stages} K-steps ({stages * bk} along K) and at the end") or (
             "d = fma(corrections, 2\u207b\u00b9\u2070, d)" not in words):
@@ -410,19 +410,17 @@ def split_problems(c: dict, figure) -> list[str]:
     return problems
 
 
-def header_correction_stages() -> int:
-    found = re.search(r"constexpr int kCorrectionStages = (\d+);", KERNEL.read_text())
-    assert found, f"{KERNEL}: no kCorrectionStages"
-    return int(found.group(1))
-
-
 def test_the_split_takes_the_kernels_correction_stages():
-    # --describe does not report kCorrectionStages yet: the figure's
-    # fallback is the header's value, and a reported one wins.
-    assert split.DEFAULT_CORRECTION_STAGES == header_correction_stages()
+    # The figure draws the binary's CORRECTION_STAGES, and refuses constants
+    # without it.
+    for slug in SPLIT_SLUGS:
+        c = variant_constants(slug)
+        assert split.split_of(slug, c).correction_stages == c["CORRECTION_STAGES"]
     c = made_up(3, 3)
-    assert split.split_of("made-up", c).correction_stages == header_correction_stages()
     assert split.split_of("made-up", {**c, "CORRECTION_STAGES": 4}).correction_stages == 4
+    without = {k: v for k, v in c.items() if k != "CORRECTION_STAGES"}
+    with pytest.raises(AnalysisError):
+        split.split_of("made-up", without)
 
 
 @pytest.mark.parametrize("mode", MODES)
