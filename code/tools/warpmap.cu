@@ -18,8 +18,8 @@
 // 02: c_row and c_col of the lane's grid index; chapter 07: a_copy_row,
 // a_copy_col, b_copy_row, b_copy_col and a_store_index). The element to
 // address step is the kernel's own row-major expression, quoted in each
-// access's description (tests/python/test_figures.py checks that the kernel
-// still says so).
+// access's description (tests/python/test_figure_warp_access.py checks that
+// the kernel still says so).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

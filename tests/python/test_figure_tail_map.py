@@ -1,0 +1,167 @@
+"""Chapter 13's map of where it wins (figures/tail_map.py, {ladder-tail-map}),
+drawn from a made-up result that lacks some of the map's sizes: every size
+of the map is a cell or a point at its place, the values written are the
+result's, a size without a timed entry is a grey cell with a dash and a gap
+in the lines, and the figure is legible and fits the column. And the measure
+command measures every size the map draws.
+"""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from figure_checks import (COLUMN_PX, MODES, ROOT, corner, drawn, natural_width_px, panel,
+                           text_problems)
+
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+from matplotlib.colors import to_rgba  # noqa: E402
+
+from figures import style, tail_map  # noqa: E402
+from ladder_tools.formatting import DASH, format_gflops, format_percent  # noqa: E402
+
+
+MAP_ABSENT = {(512, 2048, 4096), (4096, 4096, 256)}
+MAP_UNTIMED = {(8192, 256, 4096)}
+
+
+def made_up_map_entries() -> list[dict]:
+    entries = []
+    for index, (m, n, k) in enumerate(tail_map.map_sizes() + [(1000, 1000, 1000)]):
+        if (m, n, k) in MAP_ABSENT:
+            continue
+        entry = {"M": m, "N": n, "K": k, "max_rel_err": 1e-6, "correct": True}
+        if (m, n, k) not in MAP_UNTIMED:
+            entry.update({"time_ms": {"median": 1.0, "min": 1.0, "max": 1.0},
+                          "cublas_time_ms": {"median": 1.0, "min": 1.0, "max": 1.0},
+                          "gflops": 1.0, "cublas_gflops": 1000.0 * (index + 7) + 0.4,
+                          "pct_cublas": 40.0 + 1.9 * index})
+        entries.append(entry)
+    return entries
+
+
+def map_texts(axes, gid: str) -> dict[tuple[int, int], str]:
+    """The texts of one kind in the heat map, by the (row, column) of their cell."""
+    return {(math.floor(t.get_position()[1]), math.floor(t.get_position()[0])): t.get_text()
+            for t in axes.texts if t.get_gid() == gid}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_tail_map_draws_every_size_at_its_place_with_its_values(mode):
+    entries = made_up_map_entries()
+    timed = {(e["M"], e["N"], e["K"]): e for e in entries if "time_ms" in e}
+    found = tail_map.tail_map("Made-up GPU", entries)
+    figure, renderer = drawn(lambda: tail_map.tail_map_figure(found, mode))
+    try:
+        heat = panel(figure, "map-heat")
+        sides = tail_map.MAP_SIDES
+        want_pct, want_cublas, want_missing = {}, {}, set()
+        for row, m in enumerate(sides):
+            for column, n in enumerate(sides):
+                entry = timed.get((m, n, tail_map.MAP_K))
+                if entry is None:
+                    want_missing.add((row, column))
+                    continue
+                want_pct[(row, column)] = format_percent(entry["pct_cublas"])
+                want_cublas[(row, column)] = format_gflops(entry["cublas_gflops"])
+        assert len(want_missing) == 2  # one absent, one untimed
+        cells = {corner(p) for p in heat.patches if p.get_gid() == "map-cell"}
+        missing = {corner(p) for p in heat.patches if p.get_gid() == "map-missing"}
+        assert len(cells) + len(missing) == len(sides) ** 2
+        assert {(int(r), int(c)) for r, c in missing} == want_missing
+        assert map_texts(heat, "map-pct") == want_pct
+        assert map_texts(heat, "map-cublas") == want_cublas
+        assert map_texts(heat, "map-dash") == {cell: DASH for cell in want_missing}
+        # Blue at or above cuBLAS, orange below; grey where nothing was measured.
+        for p in heat.patches:
+            row, column = (int(v) for v in corner(p))
+            entry = timed.get((sides[row], sides[column], tail_map.MAP_K))
+            colour = (tail_map.ABOVE if entry and entry["pct_cublas"] >= 100
+                      else tail_map.BELOW if entry else style.THEMES[mode]["grid"])
+            assert to_rgba(p.get_facecolor())[:3] == to_rgba(colour)[:3], (row, column)
+        # (b): a point per K, a gap where the size was not measured.
+        for gid, key in (("map-pct-line", "pct_cublas"), ("map-rate-line", "cublas_gflops")):
+            (line,) = [l for a in figure.axes for l in a.get_lines() if l.get_gid() == gid]
+            assert list(line.get_xdata()) == list(tail_map.SWEEP_KS)
+            for k, y in zip(tail_map.SWEEP_KS, line.get_ydata()):
+                entry = timed.get((tail_map.SWEEP_MN, tail_map.SWEEP_MN, k))
+                assert math.isnan(y) if entry is None else y == entry[key], (gid, k)
+        note = [t.get_text() for t in figure.texts if t.get_gid() == "map-note"]
+        assert note == [f"3 of the figure's {len(tail_map.map_sizes())} sizes are not "
+                        "measured yet: grey cells, gaps in the lines."]
+        assert "512 not measured" not in tail_map.alt_text(found)
+        assert "2048 not measured" in tail_map.alt_text(found)
+        problems = text_problems(figure, renderer, mode)
+        assert not problems, "\n".join(problems)
+        width = natural_width_px(tail_map.draw_tail_map(found, mode))
+        assert width <= COLUMN_PX, f"{width} px wide, the column is {COLUMN_PX}"
+    finally:
+        plt.close(figure)
+
+
+def test_a_complete_tail_map_has_no_note_and_no_grey_cell():
+    entries = [e for e in made_up_map_entries() if "time_ms" in e]
+    entries += [{**e, "M": m, "N": n, "K": k} for (m, n, k), e in
+                zip(MAP_ABSENT | MAP_UNTIMED, entries)]
+    found = tail_map.tail_map("Made-up GPU", entries)
+    assert not found.missing() and tail_map.missing_words(found) == ""
+    figure, _ = drawn(lambda: tail_map.tail_map_figure(found, "light"))
+    try:
+        heat = panel(figure, "map-heat")
+        assert not [p for p in heat.patches if p.get_gid() == "map-missing"]
+        assert not [t for t in figure.texts if t.get_gid() == "map-note"]
+    finally:
+        plt.close(figure)
+
+
+def test_the_measure_command_measures_every_size_of_the_tail_map():
+    sys.path.insert(0, str(ROOT / "code"))
+    import measure
+
+    def size_of(text: str) -> tuple[int, int, int]:
+        dims = tuple(int(d) for d in text.split("x"))
+        return dims if len(dims) == 3 else dims * 3
+
+    standard = [size_of(s) for s in measure.SIZES]
+    chapter = SimpleNamespace(chapter="13-tail", name="13-tail")
+    extra = [size_of(s) for s in measure.extra_sizes(chapter)]
+    measured = standard + extra
+    twice = [s for s in tail_map.map_sizes() if measured.count(s) > 1]
+    assert not twice, f"measured twice: {twice}"
+    unmeasured = [s for s in tail_map.map_sizes() if s not in measured]
+    assert not unmeasured, f"chapters/13-tail/own-sizes lacks {unmeasured}"
+    # The variants are not measured at the map's own sizes, only at the
+    # sizes the page names.
+    variant = SimpleNamespace(chapter="13-tail", name="13-tail-tiles")
+    for_variants = [size_of(s) for s in measure.extra_sizes(variant)]
+    assert len(for_variants) < len(extra)
+    assert (4096, 128, 4096) in for_variants and (256, 256, 4096) not in for_variants
+
+
+def test_draw_py_draws_the_tail_map(tmp_path):
+    folder = tmp_path / "h200" / "chapters"
+    folder.mkdir(parents=True)
+    result = {"schema": 1, "chapter": "13-tail",
+              "provenance": {"gpu": "Made-up GPU", "source": "chapters/13-tail/kernel.cuh"},
+              "sizes": made_up_map_entries()}
+    (folder / "13-tail.json").write_text(json.dumps(result))
+    out = tmp_path / "map.svg"
+    done = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "tail-map",
+                           "--mode", "dark", "--out", str(out)],
+                          env={**os.environ, "LADDER_RESULTS_DIR": str(tmp_path)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "3 of the figure's" in done.stderr
+    drawing = out.read_text()
+    assert drawing.count('id="map-cell') == len(tail_map.MAP_SIDES) ** 2 - 2
+    # No result for the GPU: one line, no figure.
+    missing = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "tail-map",
+                              "--gpu", "nowhere", "--out", str(tmp_path / "no.svg")],
+                             env={**os.environ, "LADDER_RESULTS_DIR": str(tmp_path)},
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode != 0 and "no result for 13-tail" in missing.stderr
+    assert not (tmp_path / "no.svg").exists()
