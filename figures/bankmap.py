@@ -13,38 +13,44 @@ from matplotlib.patches import Rectangle
 from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 
 
+def bankmap_figure(report: dict, mode: str):
+    """The matplotlib figure of draw_bankmap (for the tests, which measure
+    it); the caller closes it."""
+    theme = THEMES[mode]
+    banks_per_lane = max(1, report["width_bytes"] // 4)
+    figure, axes = plt.subplots(figsize=(6.4, 6.4))
+    for index, phase in enumerate(report["phases"]):
+        first, count = phase["first_lane"], phase["lanes"]
+        if len(report["phases"]) > 1 and index % 2 == 0:
+            axes.add_patch(Rectangle((-0.5, first - 0.5), 32, count, color=theme["grid"],
+                                     alpha=0.35, linewidth=0))
+        axes.text(31.8, first + (count - 1) / 2,
+                  f"  {phase['wavefronts']} wavefront{'s' if phase['wavefronts'] != 1 else ''}",
+                  va="center", fontsize="small", color=theme["ink"])
+    for lane in report["lanes"]:
+        if not lane["active"]:
+            continue
+        banks = range(lane["bank"], lane["bank"] + banks_per_lane)
+        axes.scatter(list(banks), [lane["lane"]] * banks_per_lane, s=22,
+                     color=GPU_COLOURS[0], zorder=3)
+        if banks_per_lane > 1:
+            axes.plot([banks[0], banks[-1]], [lane["lane"]] * 2, color=GPU_COLOURS[0],
+                      linewidth=2, zorder=2)
+    style_axes(axes, theme)
+    axes.set_xlim(-0.5, 31.5)
+    axes.set_ylim(31.5, -0.5)
+    axes.set_xticks(range(0, 32, 4))
+    axes.set_yticks(range(0, 32, 4))
+    axes.set_xlabel("bank")
+    axes.set_ylabel("lane")
+    axes.set_aspect("equal")
+    figure.tight_layout()
+    return figure
+
+
 def draw_bankmap(report: dict, mode: str) -> bytes:
     """One warp-wide access: a row per lane, a column per bank, a mark at the
     bank(s) each lane reads; lanes that share a phase (16 for 8-byte, 8 for
     16-byte accesses) sit in one band, labelled with its wavefronts."""
-    theme = THEMES[mode]
-    banks_per_lane = max(1, report["width_bytes"] // 4)
     with plt.rc_context(RC):
-        figure, axes = plt.subplots(figsize=(6.4, 6.4))
-        for index, phase in enumerate(report["phases"]):
-            first, count = phase["first_lane"], phase["lanes"]
-            if len(report["phases"]) > 1 and index % 2 == 0:
-                axes.add_patch(Rectangle((-0.5, first - 0.5), 32, count, color=theme["grid"],
-                                         alpha=0.35, linewidth=0))
-            axes.text(31.8, first + (count - 1) / 2,
-                      f"  {phase['wavefronts']} wavefront{'s' if phase['wavefronts'] != 1 else ''}",
-                      va="center", fontsize="small", color=theme["ink"])
-        for lane in report["lanes"]:
-            if not lane["active"]:
-                continue
-            banks = range(lane["bank"], lane["bank"] + banks_per_lane)
-            axes.scatter(list(banks), [lane["lane"]] * banks_per_lane, s=22,
-                         color=GPU_COLOURS[0], zorder=3)
-            if banks_per_lane > 1:
-                axes.plot([banks[0], banks[-1]], [lane["lane"]] * 2, color=GPU_COLOURS[0],
-                          linewidth=2, zorder=2)
-        style_axes(axes, theme)
-        axes.set_xlim(-0.5, 31.5)
-        axes.set_ylim(31.5, -0.5)
-        axes.set_xticks(range(0, 32, 4))
-        axes.set_yticks(range(0, 32, 4))
-        axes.set_xlabel("bank")
-        axes.set_ylabel("lane")
-        axes.set_aspect("equal")
-        figure.tight_layout()
-        return svg(figure)
+        return svg(bankmap_figure(report, mode))

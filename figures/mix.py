@@ -50,29 +50,35 @@ def mix_bars(binaries: list[tuple[str, Path]]) -> list[MixBar]:
     return bars
 
 
+def mix_figure(bars: list[MixBar], mode: str):
+    """The matplotlib figure of draw_mix (for the tests, which measure it);
+    the caller closes it."""
+    theme = THEMES[mode]
+    figure, axes = plt.subplots(figsize=(9, 0.45 * len(bars) + 1.4))
+    positions = list(range(len(bars)))[::-1]
+    left = [0] * len(bars)
+    for family, colour in MIX_COLOURS.items():
+        widths = [bar.families.get(family, 0) for bar in bars]
+        axes.barh(positions, widths, left=left, color=colour, label=family, height=0.7)
+        left = [a + b for a, b in zip(left, widths)]
+    for position, total, bar in zip(positions, left, bars):
+        share = 100 * bar.families.get("FFMA", 0) / total if total else 0
+        axes.text(total, position, f"  {total} ({share:.0f}% FFMA)", va="center",
+                  fontsize="small", color=theme["ink"])
+    style_axes(axes, theme)
+    axes.grid(True, axis="x", color=theme["grid"], linewidth=0.6)
+    axes.grid(False, axis="y")
+    axes.set_yticks(positions)
+    axes.set_yticklabels([bar.label for bar in bars])
+    axes.set_xlabel("instructions in the K-loop body (static count)")
+    axes.set_xlim(0, max(left, default=1) * 1.25)
+    legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.tight_layout()
+    return figure
+
+
 def draw_mix(bars: list[MixBar], mode: str) -> bytes:
     """Each chapter's K-loop body as a horizontal bar of instruction counts,
     stacked by family, the first chapter on top."""
-    theme = THEMES[mode]
     with plt.rc_context(RC):
-        figure, axes = plt.subplots(figsize=(9, 0.45 * len(bars) + 1.4))
-        positions = list(range(len(bars)))[::-1]
-        left = [0] * len(bars)
-        for family, colour in MIX_COLOURS.items():
-            widths = [bar.families.get(family, 0) for bar in bars]
-            axes.barh(positions, widths, left=left, color=colour, label=family, height=0.7)
-            left = [a + b for a, b in zip(left, widths)]
-        for position, total, bar in zip(positions, left, bars):
-            share = 100 * bar.families.get("FFMA", 0) / total if total else 0
-            axes.text(total, position, f"  {total} ({share:.0f}% FFMA)", va="center",
-                      fontsize="small", color=theme["ink"])
-        style_axes(axes, theme)
-        axes.grid(True, axis="x", color=theme["grid"], linewidth=0.6)
-        axes.grid(False, axis="y")
-        axes.set_yticks(positions)
-        axes.set_yticklabels([bar.label for bar in bars])
-        axes.set_xlabel("instructions in the K-loop body (static count)")
-        axes.set_xlim(0, max(left, default=1) * 1.25)
-        legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        figure.tight_layout()
-        return svg(figure)
+        return svg(mix_figure(bars, mode))
