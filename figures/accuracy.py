@@ -165,7 +165,7 @@ def accuracy_figure(data: Accuracy, mode: str):
         axes.annotate(f"unit roundoff of {name}", xy=(1.0 if right else 0.0, value),
                       xycoords=("axes fraction", "data"), xytext=(-2 if right else 2, 3),
                       textcoords="offset points", ha="right" if right else "left",
-                      va="bottom", fontsize=TEXT - 2, color=ink, gid=f"roundoff-{name}")
+                      va="bottom", fontsize=TEXT - 1, color=ink, gid=f"roundoff-{name}")
     handles = []
     for index, point in enumerate(data.points):
         colour = GPU_COLOURS[index % len(GPU_COLOURS)]

@@ -18,7 +18,9 @@ def bankmap_figure(report: dict, mode: str):
     it); the caller closes it."""
     theme = THEMES[mode]
     banks_per_lane = max(1, report["width_bytes"] // 4)
-    figure, axes = plt.subplots(figsize=(6.4, 6.4))
+    # 4.4 in: shrunk to a phone's column (the directive's figure is as wide
+    # as the column) its text stays 9 px high.
+    figure, axes = plt.subplots(figsize=(4.4, 4.4))
     for index, phase in enumerate(report["phases"]):
         first, count = phase["first_lane"], phase["lanes"]
         if len(report["phases"]) > 1 and index % 2 == 0:
@@ -31,11 +33,11 @@ def bankmap_figure(report: dict, mode: str):
         if not lane["active"]:
             continue
         banks = range(lane["bank"], lane["bank"] + banks_per_lane)
-        axes.scatter(list(banks), [lane["lane"]] * banks_per_lane, s=22,
+        axes.scatter(list(banks), [lane["lane"]] * banks_per_lane, s=12,
                      color=GPU_COLOURS[0], zorder=3)
         if banks_per_lane > 1:
             axes.plot([banks[0], banks[-1]], [lane["lane"]] * 2, color=GPU_COLOURS[0],
-                      linewidth=2, zorder=2)
+                      linewidth=1.5, zorder=2)
     style_axes(axes, theme)
     axes.set_xlim(-0.5, 31.5)
     axes.set_ylim(31.5, -0.5)

@@ -35,9 +35,12 @@ FILL_ALPHA = 0.45
 TIMES = "\u00d7"
 DASH = "\u2013"
 
-#: Sizes in inches and points. 16 cells across (A and C side by side) in
-#: WIDTH inches: the figure shrinks to a phone's column (about 360 px), where
-#: a cell is still about 20 px and a lane number about 10 px high.
+#: Sizes in inches and points. 17 cells across (A and C side by side) in
+#: WIDTH inches. A phone's page shows the figure at this width and scrolls it
+#: sideways, as it does the bank grids (the directive marks it ladder-scroll):
+#: shrunk to a phone's column (about 360 px) a register's name would be 6 px
+#: high; at its width it is 9 px, a lane number 14 px. A lane number and its
+#: register's name share a cell of 0.3 in without their boxes touching.
 WIDTH = 5.4
 LEFT = 0.34
 RIGHT = 0.06
@@ -45,8 +48,8 @@ GAP_CELLS = 1.0
 TOP = 0.1
 TITLE_ROOM = 0.36
 INDEX_ROOM = 0.26
-LANE_TEXT = 12
-REGISTER_TEXT = 6
+LANE_TEXT = 10.5
+REGISTER_TEXT = 7
 SMALL = 10.5
 TITLE = 12
 
@@ -137,7 +140,7 @@ def _draw_tile(axes, t: Tile, theme: dict) -> None:
                          zorder=1)
         cell.set_gid(f"cell-g{lane_group(e.lane)}")
         axes.add_patch(cell)
-        axes.text(e.col + 0.35, e.row + 0.4, str(e.lane), ha="center", va="center",
+        axes.text(e.col + 0.32, e.row + 0.3, str(e.lane), ha="center", va="center",
                   fontsize=LANE_TEXT, color=ink, zorder=3, gid="lane")
         axes.text(e.col + 0.98, e.row + 0.99, f"{PREFIX[t.name]}{e.register}", ha="right",
                   va="bottom", fontsize=REGISTER_TEXT, color=ink, zorder=3, gid="register")

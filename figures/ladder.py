@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 from matplotlib.container import BarContainer
+from matplotlib.ticker import MaxNLocator
 
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.results import ChapterResult, median_cublas_gflops
@@ -75,8 +76,10 @@ def ladder_bars(label: str, slugs: list[str], results: dict[str, ChapterResult],
 
 
 def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars], part: int,
-           theme: dict) -> None:
-    """One part's bars (the chapters at indices ``chapters``) and lines."""
+           theme: dict, across: bool = False) -> None:
+    """One part's bars (the chapters at indices ``chapters``) and lines;
+    ``across``: the bars lie along the GFLOP/s axis, the first chapter on
+    top (the phone's drawing)."""
     width = 0.8 / max(1, len(bars))
     tops = []
     for index, gpu in enumerate(bars):
@@ -85,8 +88,9 @@ def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars],
         shown = [(place, gpu.gflops[c]) for place, c in enumerate(chapters)
                  if gpu.gflops[c] is not None]
         if shown:
-            axes.bar([place + offset for place, _ in shown], [v for _, v in shown],
-                     width=width, color=colour, label=gpu.label, gid=f"ladder-bars-{index}")
+            draw = axes.barh if across else axes.bar
+            draw([place + offset for place, _ in shown], [v for _, v in shown], width,
+                 color=colour, label=gpu.label, gid=f"ladder-bars-{index}")
             tops += [v for _, v in shown]
         lines = [(gpu.cublas_gflops, "--", f"cuBLAS, {gpu.label}"),
                  (gpu.fma_peak_gflops, ":", f"FP32 FMA peak, {gpu.label}")]
@@ -94,36 +98,62 @@ def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars],
             lines.append((gpu.cublas_tf32_gflops, "-.", f"cuBLAS on TF32, {gpu.label}"))
         for value, style, name in lines:
             if value is not None:
-                axes.axhline(value, color=colour, linestyle=style, linewidth=1.2, label=name)
+                (axes.axvline if across else axes.axhline)(
+                    value, color=colour, linestyle=style, linewidth=1.2, label=name)
                 tops.append(value)
     style_axes(axes, theme)
-    axes.grid(True, axis="y", color=theme["grid"], linewidth=0.6)
-    axes.grid(False, axis="x")
-    axes.set_xticks(range(len(chapters)))
-    axes.set_xticklabels([labels[c] for c in chapters], rotation=35, ha="right")
-    axes.set_xlim(-0.6, len(chapters) - 0.4)
-    axes.yaxis.set_major_formatter(thousands)
-    axes.set_ylim(0, max(tops, default=1.0) * 1.06)
+    value_axis, chapter_axis = (axes.xaxis, axes.yaxis) if across else (axes.yaxis, axes.xaxis)
+    axes.grid(True, axis="x" if across else "y", color=theme["grid"], linewidth=0.6)
+    axes.grid(False, axis="y" if across else "x")
+    chapter_axis.set_ticks(range(len(chapters)))
+    if across:
+        chapter_axis.set_ticklabels([labels[c] for c in chapters])
+        axes.set_ylim(len(chapters) - 0.4, -0.6)
+        value_axis.set_major_locator(MaxNLocator(4))
+        axes.set_xlim(0, max(tops, default=1.0) * 1.06)
+    else:
+        chapter_axis.set_ticklabels([labels[c] for c in chapters], rotation=35, ha="right")
+        axes.set_xlim(-0.6, len(chapters) - 0.4)
+        axes.set_ylim(0, max(tops, default=1.0) * 1.06)
+    value_axis.set_major_formatter(thousands)
     axes.set_gid(f"ladder-part-{part}")
 
 
-def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str):
+#: The phone's drawing (stacked=True) is as wide as by_size's: a phone's
+#: column (390 px less the page's margins) without shrinking its text.
+STACKED_WIDTH_IN = 3.75
+
+
+def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str,
+                  stacked: bool = False):
     """The matplotlib figure of draw_ladder (the tests measure it); the caller
     closes it. Part I's panel has gid ``ladder-part-1``, Part II's
-    ``ladder-part-2``."""
+    ``ladder-part-2``. `stacked` puts Part II's panel under Part I's, and
+    the legend in one column, narrow enough for a phone."""
     theme = THEMES[mode]
     parts = {part: [i for i, label in enumerate(chapter_labels) if part_of(label) == part]
              for part in (1, 2)}
     shown = [part for part in (1, 2) if parts[part]] or [1]
-    ratios = [len(parts[part]) + 1.2 for part in shown]
-    figure, panels = plt.subplots(1, len(shown), figsize=(9, 4), squeeze=False,
-                                  gridspec_kw={"width_ratios": ratios})
+    if stacked:
+        # A row per chapter, the bars across: the chapters' names read
+        # level, and a part's panel is as tall as it has chapters.
+        heights = [0.26 * len(parts[part]) * max(1, len(bars)) ** 0.5 + 0.4 for part in shown]
+        figure, column = plt.subplots(len(shown), 1, squeeze=False,
+                                      figsize=(STACKED_WIDTH_IN, sum(heights) + 1.2),
+                                      gridspec_kw={"height_ratios": heights})
+        panels = [[row[0] for row in column]]
+    else:
+        ratios = [len(parts[part]) + 1.2 for part in shown]
+        figure, panels = plt.subplots(1, len(shown), figsize=(9, 4), squeeze=False,
+                                      gridspec_kw={"width_ratios": ratios})
     for axes, part in zip(panels[0], shown):
-        _panel(axes, parts[part], chapter_labels, bars, part, theme)
+        _panel(axes, parts[part], chapter_labels, bars, part, theme, across=stacked)
         if len(shown) > 1:
             axes.set_title(PART_TITLES[part], fontsize="medium", color=theme["ink"])
-    first = panels[0][0]
-    first.set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
+    if stacked:
+        panels[0][-1].set_xlabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
+    else:
+        panels[0][0].set_ylabel("GFLOP/s at 4096 \u00d7 4096 \u00d7 4096")
     # One legend for both panels: each GPU's bars and every line, once.
     handles, names = {}, []
     for axes in panels[0]:
@@ -136,13 +166,15 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str):
     # Below the panels, not beside them: the figure stays as narrow as its
     # bars, which a phone's column then shrinks less.
     legend(figure, theme, handles=[handles[n] for n in names], labels=names, loc="upper center",
-           bbox_to_anchor=(0.5, 0.0), ncols=2)
+           bbox_to_anchor=(0.5, 0.0), ncols=1 if stacked else 2)
     return figure
 
 
-def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str) -> bytes:
+def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str,
+                stacked: bool = False) -> bytes:
     """GFLOP/s by chapter, one bar per GPU, with cuBLAS (dashed) and the FMA
     peak (dotted) of each GPU as horizontal lines; Part II's chapters in a
-    panel of their own, with cuBLAS on TF32 (dash-dotted)."""
+    panel of their own, with cuBLAS on TF32 (dash-dotted). `stacked`: the
+    panels one above the other, for a phone."""
     with plt.rc_context(RC):
-        return svg(ladder_figure(chapter_labels, bars, mode))
+        return svg(ladder_figure(chapter_labels, bars, mode, stacked))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from figures.style import RC, THEMES, legend, style_axes, svg
 from ladder_tools.binaries import describe, variant_of
@@ -50,11 +51,19 @@ def mix_bars(binaries: list[tuple[str, Path]]) -> list[MixBar]:
     return bars
 
 
-def mix_figure(bars: list[MixBar], mode: str):
+#: The phone's drawing (stacked=True) is as wide as by_size's: a phone's
+#: column (390 px less the page's margins) without shrinking its text.
+STACKED_WIDTH_IN = 3.75
+
+
+def mix_figure(bars: list[MixBar], mode: str, stacked: bool = False):
     """The matplotlib figure of draw_mix (for the tests, which measure it);
-    the caller closes it."""
+    the caller closes it. `stacked`: the legend under the bars instead of
+    beside them, narrow enough for a phone."""
     theme = THEMES[mode]
-    figure, axes = plt.subplots(figsize=(9, 0.45 * len(bars) + 1.4))
+    height = 0.45 * len(bars) + 1.4
+    figure, axes = plt.subplots(figsize=(STACKED_WIDTH_IN, height + 0.6) if stacked
+                                else (9, height))
     positions = list(range(len(bars)))[::-1]
     left = [0] * len(bars)
     for family, colour in MIX_COLOURS.items():
@@ -70,15 +79,24 @@ def mix_figure(bars: list[MixBar], mode: str):
     axes.grid(False, axis="y")
     axes.set_yticks(positions)
     axes.set_yticklabels([bar.label for bar in bars])
-    axes.set_xlabel("instructions in the K-loop body (static count)")
-    axes.set_xlim(0, max(left, default=1) * 1.25)
-    legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    figure.tight_layout()
+    axes.set_xlabel("instructions in the K-loop body\n(static count)" if stacked
+                    else "instructions in the K-loop body (static count)")
+    # Room right of the longest bar for its count (a narrow axes needs more).
+    axes.set_xlim(0, max(left, default=1) * (1.9 if stacked else 1.25))
+    if stacked:
+        axes.xaxis.set_major_locator(MaxNLocator(4))
+        figure.tight_layout()
+        legend(figure, theme, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3,
+               handlelength=1.2, columnspacing=1.0)
+    else:
+        legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        figure.tight_layout()
     return figure
 
 
-def draw_mix(bars: list[MixBar], mode: str) -> bytes:
+def draw_mix(bars: list[MixBar], mode: str, stacked: bool = False) -> bytes:
     """Each chapter's K-loop body as a horizontal bar of instruction counts,
-    stacked by family, the first chapter on top."""
+    stacked by family, the first chapter on top; `stacked`, the phone's
+    drawing."""
     with plt.rc_context(RC):
-        return svg(mix_figure(bars, mode))
+        return svg(mix_figure(bars, mode, stacked))

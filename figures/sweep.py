@@ -27,13 +27,19 @@ def sweep_points(sweep: Sweep, committed: dict | None
     return rates, correct, index, sweep.median_gflops
 
 
+#: The phone's drawing (stacked=True) is as wide as by_size's: a phone's
+#: column (390 px less the page's margins) without shrinking its text.
+STACKED_WIDTH_IN = 3.75
+
+
 def sweep_figure(rates: list[float], correct: list[bool], winner: int | None,
-                 median: float | None, mode: str):
+                 median: float | None, mode: str, stacked: bool = False):
     """The matplotlib figure of draw_sweep (for the tests, which measure
-    it); the caller closes it."""
+    it); the caller closes it. `stacked`: the legend under the plot instead
+    of beside it, narrow enough for a phone."""
     theme = THEMES[mode]
     order = sorted(range(len(rates)), key=lambda i: -rates[i])
-    figure, axes = plt.subplots(figsize=(9, 3.4))
+    figure, axes = plt.subplots(figsize=(STACKED_WIDTH_IN, 3.2) if stacked else (9, 3.4))
     good = [(rank, rates[i]) for rank, i in enumerate(order) if correct[i]]
     # The y axis spans the correct configurations' rates, not 0 to the top:
     # their spread is what the figure is for. A configuration below it (an
@@ -60,19 +66,26 @@ def sweep_figure(rates: list[float], correct: list[bool], winner: int | None,
     axes.set_ylabel("GFLOP/s")
     axes.yaxis.set_major_formatter(thousands)
     axes.set_ylim(bottom, top)
-    # Room either side for the ring around the first and the last point.
-    axes.set_xlim(-0.03 * len(rates) - 1, len(rates) * 1.03)
-    # The legend beside the plot, never over a point.
-    legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    figure.tight_layout()
+    # Room either side for the ring around the first and the last point (a
+    # larger share of a narrower plot).
+    room = 0.05 if stacked else 0.03
+    axes.set_xlim(-room * len(rates) - 1, len(rates) * (1 + room))
+    # The legend beside the plot (under it on a phone), never over a point.
+    if stacked:
+        figure.tight_layout()
+        legend(figure, theme, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2)
+    else:
+        legend(axes, theme, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        figure.tight_layout()
     return figure
 
 
 def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
-               median: float | None, mode: str) -> bytes:
+               median: float | None, mode: str, stacked: bool = False) -> bytes:
     """Every configuration of a sweep as a point, fastest first (a strip
     sorted by rate); incorrect ones as crosses (an untimed one on the bottom
     edge), the chosen one ringed, the median of the correct ones as a line.
-    The y axis spans the correct rates, not from 0."""
+    The y axis spans the correct rates, not from 0. `stacked`: the phone's
+    drawing, the legend under the plot."""
     with plt.rc_context(RC):
-        return svg(sweep_figure(rates, correct, winner, median, mode))
+        return svg(sweep_figure(rates, correct, winner, median, mode, stacked))

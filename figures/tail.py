@@ -25,6 +25,7 @@ BN). The count prices an SM that holds fewer blocks than b a shorter step
 from __future__ import annotations
 
 import heapq
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,13 @@ from ladder_tools.binaries import AnalysisError
 TEXT = 11.5
 FIGURE_WIDTH = 7.0
 LABEL_W = 1.0
+#: The phone's drawing (phone=True): a phone's column wide (3.75 in, 360
+#: px, not shrunk), its text smaller in points but larger on the screen
+#: than the shrunk desktop drawing's, the titles wrapped.
+PHONE_TEXT = 9.5
+PHONE_WIDTH = 3.75
+PHONE_LABEL_W = 0.8
+PHONE_LINE = 48
 SAMPLED = 8
 TIMES = "\u00d7"
 TURN_COLOURS = (GPU_COLOURS[0], GPU_COLOURS[1])
@@ -234,11 +242,16 @@ def schedule_words(panel: Panel) -> str:
     return f"{blocks:,} blocks in {len(rounds)} rounds of {panel.slots}{last}"
 
 
-def title_words(panel: Panel) -> str:
+def title_words(panel: Panel, line: int | None = None) -> str:
+    """The panel's title; each of its two lines wrapped at ``line``
+    characters when given (the phone's drawing)."""
     plan = panel.plan
     names = " = ".join(panel.names)
-    return (f"{names}: {tiling_words(panel)}, {tailplan.scheme_words(plan)}\n"
-            f"{schedule_words(panel)}, {plan['steps']} K-steps per tile")
+    lines = [f"{names}: {tiling_words(panel)}, {tailplan.scheme_words(plan)}",
+             f"{schedule_words(panel)}, {plan['steps']} K-steps per tile"]
+    if line is not None:
+        lines = [wrapped for words in lines for wrapped in textwrap.wrap(words, line)]
+    return "\n".join(lines)
 
 
 def alt_text(r: TailRounds) -> str:
@@ -276,39 +289,59 @@ def _panel_height(r: TailRounds, panel: Panel) -> float:
     return len(r.sampled()) * (panel.per_sm * LANE + SM_GAP) - SM_GAP
 
 
-def tail_rounds_figure(r: TailRounds, mode: str):
+def tail_rounds_figure(r: TailRounds, mode: str, phone: bool = False):
+    """The figure of draw_tail_rounds (the tests measure it); the caller
+    closes it. `phone`: the phone's drawing, narrow (PHONE_WIDTH)."""
     theme = THEMES[mode]
     ink, grid = theme["ink"], theme["grid"]
+    text = PHONE_TEXT if phone else TEXT
+    figure_w, label_w = (PHONE_WIDTH, PHONE_LABEL_W) if phone else (FIGURE_WIDTH, LABEL_W)
     sampled = r.sampled()
     mixed = len({p.plan["tiling"] for p in r.panels}) > 1
     turns = any(b.turns > 1 for p in r.panels if not p.split for b in p.bars)
     split = any(p.split for p in r.panels)
     entries = any(not p.split for p in r.panels) + turns + 2 * split + 1  # the legend's
-    legend_h = 0.4 if entries <= 3 else 0.65
-    note_h = 0.42 if mixed else 0.0
-    total = (legend_h + sum(HEAD + _panel_height(r, p) + STRIP_GAP + BUSY + FOOT for p in r.panels)
+    columns = 2 if phone else 3
+    legend_h = (0.1 + 0.2 * -(-entries // columns) if phone
+                else 0.4 if entries <= 3 else 0.65)
+    titles = [title_words(p, PHONE_LINE if phone else None) for p in r.panels]
+    heads = [HEAD if not phone else 0.12 + 0.19 * (t.count("\n") + 1) for t in titles]
+    note = ""
+    if mixed:
+        steps = [f"a {tailplan.TILING_WORDS[k]} step takes {v:,}"
+                 for k, v in sorted({(p.plan['tiling'], p.step_time) for p in r.panels})]
+        note = ("Each panel's K-steps are its tiling's, as long as a full SM's:\n"
+                + "; ".join(steps) + " (blocks per SM \u00d7 BM \u00d7 BN).")
+        if phone:
+            note = "\n".join(textwrap.wrap(note.replace("\n", " "), PHONE_LINE + 4))
+    note_h = 0.0 if not note else 0.06 + 0.16 * (note.count("\n") + 1) if phone else 0.42
+    total = (legend_h + sum(head + _panel_height(r, p) + STRIP_GAP + BUSY + FOOT
+                            for head, p in zip(heads, r.panels))
              + (len(r.panels) - 1) * PANEL_GAP + note_h)
     with plt.rc_context(RC):
-        figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+        figure = plt.figure(figsize=(figure_w, total))
         figure.set_gid("tail-rounds")
-        width = (FIGURE_WIDTH - LABEL_W - 0.2) / FIGURE_WIDTH
+        width = (figure_w - label_w - 0.2) / figure_w
         top = total - legend_h
-        for index, panel in enumerate(r.panels):
+        for index, (panel, head, words) in enumerate(zip(r.panels, heads, titles)):
             limit = r.span / panel.step_time
             gantt_h = _panel_height(r, panel)
-            y0 = top - HEAD - gantt_h
-            axes = figure.add_axes((LABEL_W / FIGURE_WIDTH, y0 / total, width, gantt_h / total))
+            y0 = top - head - gantt_h
+            axes = figure.add_axes((label_w / figure_w, y0 / total, width, gantt_h / total))
             axes.set_gid(f"tail-panel-{index}")
-            _draw_gantt(axes, panel, sampled, limit, ink, grid)
-            title = axes.text(0, 1, title_words(panel), transform=axes.transAxes, va="bottom",
-                              fontsize=TEXT, color=ink, linespacing=1.3)
+            _draw_gantt(axes, panel, sampled, limit, ink, grid, text)
+            # On a phone the title starts at the figure's left edge, over
+            # the labels, for room.
+            left = -(label_w - 0.05) / (width * figure_w) if phone else 0
+            title = axes.text(left, 1, words, transform=axes.transAxes, va="bottom",
+                              fontsize=text, color=ink, linespacing=1.3)
             title.set_gid("tail-title")
             title.set_y(1 + 0.07 / gantt_h)
             busy_y = y0 - STRIP_GAP - BUSY
-            strip = figure.add_axes((LABEL_W / FIGURE_WIDTH, busy_y / total, width,
+            strip = figure.add_axes((label_w / figure_w, busy_y / total, width,
                                      BUSY / total))
             strip.set_gid(f"tail-busy-{index}")
-            _draw_busy(strip, panel, limit, ink, grid, r.sms)
+            _draw_busy(strip, panel, limit, ink, grid, r.sms, text)
             top = busy_y - FOOT - PANEL_GAP
         handles = []
         if any(not p.split for p in r.panels):
@@ -320,21 +353,17 @@ def tail_rounds_figure(r: TailRounds, mode: str):
             handles.append(Patch(fc=SLICE_COLOUR, alpha=0.85, label="a slice: to the workspace"))
             handles.append(Patch(fc=PASS_COLOUR, alpha=0.6, label="second pass"))
         handles.append(Patch(fc="none", ec=grid, label="idle"))
-        legend(figure, theme, handles=handles, loc="upper left", ncol=min(len(handles), 3),
-               fontsize=TEXT - 0.5, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01, 1.0),
-               handlelength=1.2)
-        if mixed:
-            figure.text(LABEL_W / FIGURE_WIDTH, 0.02 / total,
-                        "Each panel's K-steps are its tiling's, as long as a full SM's:\n"
-                        + "; ".join(f"a {tailplan.TILING_WORDS[k]} step takes {v:,}"
-                                    for k, v in sorted({(p.plan['tiling'], p.step_time)
-                                                        for p in r.panels}))
-                        + " (blocks per SM \u00d7 BM \u00d7 BN).",
-                        fontsize=TEXT - 1.5, color=ink, va="bottom", linespacing=1.3)
+        anchor = 0.05 / figure_w if phone else label_w / figure_w - 0.01
+        legend(figure, theme, handles=handles, loc="upper left", ncol=min(len(handles), columns),
+               fontsize=text - 0.5, bbox_to_anchor=(anchor, 1.0), handlelength=1.2)
+        if note:
+            figure.text(0.05 / figure_w if phone else label_w / figure_w, 0.02 / total, note,
+                        fontsize=text - 1.5, color=ink, va="bottom", linespacing=1.3)
         return figure
 
 
-def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, grid: str):
+def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, grid: str,
+                text: float = TEXT):
     row_of = {sm: i for i, sm in enumerate(sampled)}
     band = panel.per_sm * LANE
     pitch = band + SM_GAP
@@ -365,10 +394,11 @@ def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, 
     axes.set_xticks([])
     axes.set_yticks([band / 2, (len(sampled) - 1) * pitch + band / 2])
     axes.set_yticklabels([f"SM {sampled[0]}", f"SM {sampled[-1]}"])
-    axes.tick_params(axis="y", length=0, colors=ink, labelsize=TEXT - 1.5)
+    axes.tick_params(axis="y", length=0, colors=ink, labelsize=text - 1.5)
 
 
-def _draw_busy(axes, panel: Panel, limit: float, ink: str, grid: str, sms: int):
+def _draw_busy(axes, panel: Panel, limit: float, ink: str, grid: str, sms: int,
+               text: float = TEXT):
     steps = panel.busy()
     xs = [t for t, _ in steps]
     ys = [level for _, level in steps]
@@ -387,13 +417,15 @@ def _draw_busy(axes, panel: Panel, limit: float, ink: str, grid: str, sms: int):
         spine.set_color(grid)
     axes.set_yticks([0, panel.slots])
     axes.set_yticklabels(["0", f"{panel.slots}"])
-    axes.tick_params(colors=ink, labelsize=TEXT - 1.5)
+    axes.tick_params(colors=ink, labelsize=text - 1.5)
     axes.set_ylabel(f"busy slots,\nall {sms} SMs", rotation=0, ha="right", va="center",
-                    color=ink, fontsize=TEXT - 1.5, labelpad=4)
+                    color=ink, fontsize=text - 1.5, labelpad=4)
     axes.set_xlabel(f"K-steps of {tailplan.TILING_WORDS[panel.plan['tiling']]}", color=ink,
-                    fontsize=TEXT - 1, labelpad=2)
+                    fontsize=text - 1, labelpad=2)
 
 
-def draw_tail_rounds(r: TailRounds, mode: str) -> bytes:
+def draw_tail_rounds(r: TailRounds, mode: str, phone: bool = False) -> bytes:
+    """The figure as SVG for the page mode ``mode``; `phone`, its narrow
+    drawing for a phone's column."""
     with plt.rc_context(RC):
-        return svg(tail_rounds_figure(r, mode))
+        return svg(tail_rounds_figure(r, mode, phone))

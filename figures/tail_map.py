@@ -19,6 +19,7 @@ test checks that they list every one the standard sizes do not cover).
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,15 @@ SPAN = 30.0
 TEXT = 11.5
 SMALL = 8.5
 FIGURE_WIDTH = 6.3
+#: The phone's drawing (phone=True): a phone's column wide (3.75 in, 360
+#: px, not shrunk), its text smaller in points but larger on the screen
+#: than the shrunk desktop drawing's; its cells' shares without the % sign
+#: (the title says they are %), which would not fit a 0.5 in cell.
+PHONE_TEXT = 9
+PHONE_SMALL = 7.5
+PHONE_WIDTH = 3.75
+PHONE_LABEL_W = 0.45
+PHONE_RIGHT_W = 0.3
 TIMES = "\u00d7"
 
 
@@ -161,43 +171,66 @@ FOOT = 0.62
 NOTE_H = 0.34
 
 
-def tail_map_figure(m: TailMap, mode: str):
+def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
     """The matplotlib figure of draw_tail_map (for the tests, which measure
-    it); the caller closes it."""
+    it); the caller closes it. `phone`: the phone's drawing, narrow
+    (PHONE_WIDTH), its cells as much shorter as they are narrower."""
     theme = THEMES[mode]
     ink, grid = theme["ink"], theme["grid"]
+    text, small = (PHONE_TEXT, PHONE_SMALL) if phone else (TEXT, SMALL)
+    figure_w, label_w, right_w = ((PHONE_WIDTH, PHONE_LABEL_W, PHONE_RIGHT_W) if phone
+                                  else (FIGURE_WIDTH, LABEL_W, RIGHT_W))
     note = missing_words(m)
-    heat_h = len(MAP_SIDES) * CELL_H
-    total = LEGEND_H + HEAD + heat_h + GAP + PCT_H + PANEL_GAP + RATE_H + FOOT + (NOTE_H if note else 0.0)
-    width = (FIGURE_WIDTH - LABEL_W - RIGHT_W) / FIGURE_WIDTH
-    figure = plt.figure(figsize=(FIGURE_WIDTH, total))
+    if phone:
+        note = "\n".join(textwrap.wrap(note, 52))
+    cell_h = CELL_H * (0.8 if phone else 1.0)
+    heat_h = len(MAP_SIDES) * cell_h
+    note_h = NOTE_H * (note.count("\n") + 1) * text / TEXT if note else 0.0
+    total = LEGEND_H + HEAD + heat_h + GAP + PCT_H + PANEL_GAP + RATE_H + FOOT + note_h
+    width = (figure_w - label_w - right_w) / figure_w
+    figure = plt.figure(figsize=(figure_w, total))
     figure.set_gid("tail-map")
     heat_y = total - LEGEND_H - HEAD - heat_h
-    heat = figure.add_axes((LABEL_W / FIGURE_WIDTH, heat_y / total, width, heat_h / total))
+    heat = figure.add_axes((label_w / figure_w, heat_y / total, width, heat_h / total))
     heat.set_gid("map-heat")
-    _draw_heat(heat, m, ink, grid)
-    heat.set_title(f"(a) K = {MAP_K}: % of cuBLAS, and cuBLAS's GFLOP/s",
-                   color=ink, fontsize=TEXT, loc="left", pad=38)
+    _draw_heat(heat, m, ink, grid, text, small, phone)
+    titles = [(heat, f"(a) K = {MAP_K}: % of cuBLAS, and cuBLAS's GFLOP/s", 38 * text / TEXT)]
     pct_y = heat_y - GAP - PCT_H
-    pct = figure.add_axes((LABEL_W / FIGURE_WIDTH, pct_y / total, width, PCT_H / total))
+    # (b)'s labels (a tick's GFLOP/s, the axis's name) need the desktop's
+    # room left of the panel, which a phone's heat map does without.
+    sweep_w = (figure_w - LABEL_W - right_w) / figure_w
+    pct = figure.add_axes((LABEL_W / figure_w, pct_y / total, sweep_w, PCT_H / total))
     pct.set_gid("map-sweep")
     rate_y = pct_y - PANEL_GAP - RATE_H
-    rate = figure.add_axes((LABEL_W / FIGURE_WIDTH, rate_y / total, width, RATE_H / total))
+    rate = figure.add_axes((LABEL_W / figure_w, rate_y / total, sweep_w, RATE_H / total))
     rate.set_gid("map-sweep-rate")
-    _draw_sweep(pct, rate, m, theme)
+    _draw_sweep(pct, rate, m, theme, text, phone)
+    titles.append((pct, f"(b) M = N = {SWEEP_MN}, over K", 8))
+    for axes, words, pad in titles:
+        if phone:  # from the figure's left edge, over the labels, for room
+            box = axes.get_position()
+            left = -(box.x0 * figure_w - 0.05) / (box.width * figure_w)
+            height = axes.get_position().height * total
+            axes.text(left, 1 + pad / 72 / height, words, transform=axes.transAxes, color=ink,
+                      fontsize=text, va="baseline", gid="map-title")
+        else:
+            axes.set_title(words, color=ink, fontsize=text, loc="left", pad=pad)
     handles = [Patch(fc=cell_colour(100.0 + SPAN, grid), label="at or above cuBLAS"),
                Patch(fc=cell_colour(100.0 - SPAN, grid), label="below cuBLAS")]
     if m.missing():
         handles.append(Patch(fc=cell_colour(None, grid), label="not measured yet"))
+    anchor = 0.05 / figure_w if phone else label_w / figure_w - 0.01
     legend(figure, theme, handles=handles, loc="upper left", ncol=len(handles),
-           fontsize=TEXT - 1, handlelength=1.2, bbox_to_anchor=(LABEL_W / FIGURE_WIDTH - 0.01, 1.0))
+           fontsize=text - 1, handlelength=1.2, bbox_to_anchor=(anchor, 1.0),
+           columnspacing=0.8 if phone else 2.0)
     if note:
-        figure.text(LABEL_W / FIGURE_WIDTH, 0.04 / total, note, fontsize=TEXT - 1.5,
-                    color=ink, va="bottom", gid="map-note")
+        figure.text(0.05 / figure_w if phone else label_w / figure_w, 0.04 / total, note,
+                    fontsize=text - 1.5, color=ink, va="bottom", gid="map-note")
     return figure
 
 
-def _draw_heat(axes, m: TailMap, ink: str, grid: str) -> None:
+def _draw_heat(axes, m: TailMap, ink: str, grid: str, text: float = TEXT,
+               small: float = SMALL, phone: bool = False) -> None:
     sides = len(MAP_SIDES)
     axes.set_xlim(0, sides)
     axes.set_ylim(sides, 0)
@@ -212,39 +245,50 @@ def _draw_heat(axes, m: TailMap, ink: str, grid: str) -> None:
             axes.add_patch(box)
             if not cell.measured:
                 axes.text(column + 0.5, row + 0.5, DASH, ha="center", va="center",
-                          fontsize=TEXT, color=ink, gid="map-dash")
+                          fontsize=text, color=ink, gid="map-dash")
                 continue
-            axes.text(column + 0.5, row + 0.42, format_percent(cell.pct), ha="center",
-                      va="center", fontsize=TEXT, color=ink, gid="map-pct")
+            share = format_percent(cell.pct)
+            axes.text(column + 0.5, row + 0.42, share.removesuffix("%") if phone else share,
+                      ha="center",
+                      va="center", fontsize=text, color=ink, gid="map-pct")
             axes.text(column + 0.5, row + 0.78, format_gflops(cell.cublas_gflops),
-                      ha="center", va="center", fontsize=SMALL, color=ink, gid="map-cublas")
+                      ha="center", va="center", fontsize=small, color=ink, gid="map-cublas")
     centres = [i + 0.5 for i in range(sides)]
     axes.set_xticks(centres)
     axes.set_xticklabels([str(n) for n in MAP_SIDES])
     axes.xaxis.tick_top()
     axes.set_yticks(centres)
     axes.set_yticklabels([str(s) for s in MAP_SIDES])
-    axes.tick_params(length=0, colors=ink, labelsize=TEXT - 1)
-    axes.set_xlabel("N", color=ink, fontsize=TEXT, labelpad=4)
+    axes.tick_params(length=0, colors=ink, labelsize=text - 1)
+    axes.set_xlabel("N", color=ink, fontsize=text, labelpad=4)
     axes.xaxis.set_label_position("top")
-    axes.set_ylabel("M", color=ink, fontsize=TEXT, rotation=0, labelpad=14, va="center")
+    if phone:  # above the rows' labels, beside N: no room left of them
+        axes.annotate("M", xy=(0, 1), xycoords="axes fraction", xytext=(-6, 4),
+                      textcoords="offset points", ha="right", va="bottom", color=ink,
+                      fontsize=text)
+    else:
+        axes.set_ylabel("M", color=ink, fontsize=text, rotation=0, labelpad=14, va="center")
 
 
 def _series(cells, key: str) -> list[float]:
     return [getattr(c, key) if c.measured else math.nan for c in cells]
 
 
-def _k_axis(axes, labelled: bool) -> None:
+def _k_axis(axes, labelled: bool, text: float = TEXT, phone: bool = False) -> None:
+    """The K axis of (b); on a phone every other K is labelled (256, 1024,
+    4096, 16384), every K has its tick."""
     ks = list(SWEEP_KS)
     axes.set_xscale("log", base=2)
     axes.set_xticks(ks)
-    axes.set_xticklabels([str(k) for k in ks] if labelled else [])
+    shown = ks[1::2] if phone else ks
+    axes.set_xticklabels([str(k) if k in shown else "" for k in ks] if labelled else [])
     axes.minorticks_off()
     axes.set_xlim(ks[0] / 1.3, ks[-1] * 1.3)
-    axes.tick_params(labelsize=TEXT - 1)
+    axes.tick_params(labelsize=text - 1)
 
 
-def _draw_sweep(pct, rate, m: TailMap, theme: dict) -> None:
+def _draw_sweep(pct, rate, m: TailMap, theme: dict, text: float = TEXT,
+                phone: bool = False) -> None:
     """(b): % of cuBLAS over K above, cuBLAS's GFLOP/s over K below."""
     ink, grid = theme["ink"], theme["grid"]
     ks = list(SWEEP_KS)
@@ -266,15 +310,15 @@ def _draw_sweep(pct, rate, m: TailMap, theme: dict) -> None:
     rate.set_ylim(0, rate_top)
     rate.set_yticks([0, rate_top / 2, rate_top])
     rate.yaxis.set_major_formatter(thousands)
-    _k_axis(pct, labelled=False)
-    _k_axis(rate, labelled=True)
-    rate.set_xlabel("K", color=ink, fontsize=TEXT)
-    pct.set_ylabel("% of cuBLAS", color=ink, fontsize=TEXT)
-    rate.set_ylabel("cuBLAS\nGFLOP/s", color=ink, fontsize=TEXT)
-    pct.set_title(f"(b) M = N = {SWEEP_MN}, over K", color=ink, fontsize=TEXT, loc="left",
-                  pad=8)
+    _k_axis(pct, labelled=False, text=text, phone=phone)
+    _k_axis(rate, labelled=True, text=text, phone=phone)
+    rate.set_xlabel("K", color=ink, fontsize=text)
+    pct.set_ylabel("% of cuBLAS", color=ink, fontsize=text)
+    rate.set_ylabel("cuBLAS\nGFLOP/s", color=ink, fontsize=text)
 
 
-def draw_tail_map(m: TailMap, mode: str) -> bytes:
+def draw_tail_map(m: TailMap, mode: str, phone: bool = False) -> bytes:
+    """The figure as SVG for the page mode ``mode``; `phone`, its narrow
+    drawing for a phone's column."""
     with plt.rc_context(RC):
-        return svg(tail_map_figure(m, mode))
+        return svg(tail_map_figure(m, mode, phone))

@@ -118,7 +118,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
                          stale_result_box)
-from ladder_nodes import figure, paragraph, table
+from ladder_nodes import figure, paragraph, table, with_phone_drawing
 
 from figures import bankgrid as bankgrid_figure
 from figures import cut as cut_figure
@@ -349,10 +349,13 @@ class MixFigureDirective(_AnalysisDirective):
         if not bars:
             raise AnalysisError(
                 f"no chapter binary in {self.build_dir / 'bin'}: build the chapters first")
-        return [figure(lambda mode: mix_figure.draw_mix(bars, mode),
-                       alt="Instructions in each chapter's K-loop body, by kind",
-                       caption="The K-loop body of each chapter's kernel, sm_90 SASS: "
-                               "instructions by kind (static counts), and the FFMA share.")]
+        alt = "Instructions in each chapter's K-loop body, by kind"
+        node = figure(lambda mode: mix_figure.draw_mix(bars, mode), alt=alt,
+                      caption="The K-loop body of each chapter's kernel, sm_90 SASS: "
+                              "instructions by kind (static counts), and the FFMA share.")
+        # On a phone, a narrow drawing with the key under the bars.
+        return [with_phone_drawing(node, lambda mode: mix_figure.draw_mix(bars, mode, True),
+                                   alt)]
 
 
 # --------------------------------------------------------------------------
@@ -509,10 +512,14 @@ class FragmentsDirective(_AnalysisDirective):
         caption = " ".join(line.strip() for line in self.content if line.strip())
         if self.options.get("show", "tiles") == "tiles":
             tiles = fragments_figure.fragment_tiles(report)
-            return natural_figure(lambda mode: fragments_figure.draw_fragments(tiles, mode),
-                                  fragments_figure.alt_text(tiles),
-                                  caption or "Which lane holds each element of the mma tiles.",
-                                  self.state, self.lineno)
+            output = natural_figure(lambda mode: fragments_figure.draw_fragments(tiles, mode),
+                                    fragments_figure.alt_text(tiles),
+                                    caption or "Which lane holds each element of the mma tiles.",
+                                    self.state, self.lineno)
+            # 17 cells across, each with a register's name in its corner: a
+            # phone scrolls the figure rather than shrink those to 6 px.
+            output[0]["classes"].append("ladder-scroll")
+            return output
         grids = fragments_figure.load_grids(report)
         output = natural_figure(lambda mode: fragments_figure.draw_loads(grids, mode),
                                 bankgrid_figure.alt_text(grids),
@@ -742,8 +749,14 @@ class TailRoundsDirective(_AnalysisDirective):
             self.note_stale(result)
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             f"The blocks of chapter 13 at {tailplan.size_text(size)} over the SMs.")
-        return natural_figure(lambda mode: tail_figure.draw_tail_rounds(found, mode),
-                              tail_figure.alt_text(found), caption, self.state, self.lineno)
+        alt = tail_figure.alt_text(found)
+        output = natural_figure(lambda mode: tail_figure.draw_tail_rounds(found, mode), alt,
+                                caption, self.state, self.lineno)
+        # Shrunk to a phone's column its text would be 7 px high: a phone
+        # has a narrow drawing of its own.
+        with_phone_drawing(output[0], lambda mode: tail_figure.draw_tail_rounds(found, mode, True),
+                           alt)
+        return output
 
 
 class TailPlansDirective(_AnalysisDirective):
@@ -995,9 +1008,13 @@ class SweepDirective(_AnalysisDirective):
         caption += ("; ringed: the configuration the chapter's kernel file commits to"
                     if committed is not None else "; ringed: the fastest")
         caption += ", the median of the correct ones dashed."
-        block += figure(lambda mode: sweep_figure.draw_sweep(rates, correct, ringed, median, mode),
-                        alt=f"GFLOP/s of every configuration of the sweep on {name}",
-                        caption=caption)
+        alt = f"GFLOP/s of every configuration of the sweep on {name}"
+        block += with_phone_drawing(
+            figure(lambda mode: sweep_figure.draw_sweep(rates, correct, ringed, median, mode),
+                   alt=alt, caption=caption),
+            # On a phone, a narrow drawing with the key under the plot.
+            lambda mode: sweep_figure.draw_sweep(rates, correct, ringed, median, mode, True),
+            alt)
         header, rows = sweep_rows(sweep, committed=committed)
         block += table([header], rows, classes=["ladder-table", "ladder-sweep"])
         line = name

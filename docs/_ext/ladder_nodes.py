@@ -1,8 +1,8 @@
 """Docutils node builders that the ladder directives share.
 
 Paragraphs with inline code, note and warning boxes, tables whose numbers
-stay on one line, and figures drawn twice (light and dark page). Nothing
-here knows of results or of Sphinx.
+stay on one line, and figures drawn twice (light and dark page), some of
+them twice more for a phone. Nothing here knows of results or of Sphinx.
 """
 
 from __future__ import annotations
@@ -102,6 +102,24 @@ def figure(draw, alt: str, caption: str) -> nodes.figure:
     for mode in ("light", "dark"):
         node += svg_image(draw(mode), alt, mode)
     node += nodes.caption(caption, caption)
+    return node
+
+
+def with_phone_drawing(node: nodes.figure, draw_phone, alt: str) -> nodes.figure:
+    """Gives ``node`` (a figure) a second drawing for a phone, in the light
+    and the dark mode: ``draw_phone(mode)`` returns its SVG, drawn about a
+    phone's column wide (360 px) so that its text is not shrunk below
+    legibility. docs/_static/ladder.css shows the figure's own drawing
+    (``ladder-wide``) where the column is wider than 46em and the phone's
+    (``ladder-stacked``) where it is narrower; the classes are those the
+    two-panel plots ({ladder-plot}) first had. Returns ``node``."""
+    node["classes"].append("ladder-two-panel")
+    for image in node.findall(nodes.image):
+        image["classes"].append("ladder-wide")
+    for mode in ("light", "dark"):
+        image = svg_image(draw_phone(mode), alt, mode)
+        image["classes"].append("ladder-stacked")
+        node.insert(len(node) - 1, image)  # before the caption
     return node
 
 

@@ -49,7 +49,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ladder_analysis import natural_figure
 from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
                          stale_result_box)
-from ladder_nodes import figure, paragraph, svg_image, table
+from ladder_nodes import figure, paragraph, table, with_phone_drawing
 
 from figures import accuracy, by_size, ladder
 from ladder_tools import goals, random_problems, results, values
@@ -218,15 +218,9 @@ class PlotDirective(_ChapterDirective):
             alt=alt, caption=caption)
         # Two panels side by side; on a phone the same two stacked, narrow
         # enough for the column at full size (ladder.css shows one or the other).
-        node["classes"].append("ladder-two-panel")
-        for image in node.findall(nodes.image):
-            image["classes"].append("ladder-wide")
-        for mode in ("light", "dark"):
-            image = svg_image(by_size.draw_by_size(gflops, cublas, pct, mode, reference,
-                                                   stacked=True), alt, mode)
-            image["classes"].append("ladder-stacked")
-            node.insert(len(node) - 1, image)  # before the caption
-        return [node]
+        return [with_phone_drawing(
+            node, lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode, reference,
+                                                    stacked=True), alt)]
 
 
 # --------------------------------------------------------------------------
@@ -273,10 +267,13 @@ class LadderDirective(LadderMixin, SphinxDirective):
         if any(ladder.part_of(slug) == 2 for slug in slugs):
             caption += (" Part II's chapters, on the tensor cores, have a panel and a scale "
                         "of their own, with cuBLAS on TF32 (dash-dotted).")
+        alt = "GFLOP/s of every chapter at 4096, with cuBLAS and the FMA peak"
         return [
-            figure(lambda mode: ladder.draw_ladder(labels, bars, mode),
-                   alt="GFLOP/s of every chapter at 4096, with cuBLAS and the FMA peak",
-                   caption=caption),
+            # On a phone, the two parts stacked and their bars across.
+            with_phone_drawing(
+                figure(lambda mode: ladder.draw_ladder(labels, bars, mode), alt=alt,
+                       caption=caption),
+                lambda mode: ladder.draw_ladder(labels, bars, mode, stacked=True), alt),
             table(header, [table_rows[slug] for slug in slugs],
                   classes=["ladder-table", "ladder-summary"]),
         ]

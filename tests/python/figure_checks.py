@@ -207,10 +207,13 @@ def text_problems(figure, renderer, mode: str) -> list[str]:
 # lines). Tick marks and grid lines are not checked (a label may sit on the
 # grid), nor a legend's own sample lines.
 
-#: A text box must overlap another thing by more than this many pixels to
-#: count: text boxes hold the line's whole height, with room above and below
-#: the letters, so touching boxes are not touching letters.
+#: A text box must overlap a line or a marker by more than this many pixels
+#: to count: text boxes hold the line's whole height, with room above and
+#: below the letters, so a line that grazes the box misses the letters. Two
+#: texts' boxes count from the first pixel they share: side by side, the
+#: letters of two boxes that touch touch too.
 TOLERANCE_PX = 1.0
+TEXT_TOLERANCE_PX = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -554,7 +557,7 @@ def collisions(figure, renderer=None, order: dict | None = None) -> list[str]:
         for b in by_left[i + 1:]:
             if b.extent[0] >= a.extent[2]:
                 break
-            if boxes_overlap(a, b):
+            if boxes_overlap(a, b, TEXT_TOLERANCE_PX):
                 first, second = sorted((a, b), key=texts.index)
                 problems.append(f"{first.name} overlaps {second.name}")
     # A legend is a box of its own: no other text inside what it draws (its

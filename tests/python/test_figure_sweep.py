@@ -43,13 +43,14 @@ SWEEP_CASES = sweeps() + [
 ]
 
 
+@pytest.mark.parametrize("stacked", [False, True], ids=["side-by-side", "stacked"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name,rates,correct,committed", SWEEP_CASES,
                          ids=[c[0] for c in SWEEP_CASES])
-def test_sweep_figure_is_legible(name, rates, correct, committed, mode):
+def test_sweep_figure_is_legible(name, rates, correct, committed, mode, stacked):
     median = sorted(r for r, ok in zip(rates, correct) if ok)[sum(correct) // 2]
     figure, renderer = drawn(lambda: sweep.sweep_figure(
-        rates, correct, committed, median, mode))
+        rates, correct, committed, median, mode, stacked))
     try:
         axes = figure.axes[0]
         problems = [f"x tick labels overlap: {p}" for p in tick_label_overlaps(axes, renderer)]

@@ -150,7 +150,9 @@ def draws_ladder(d: Directive):
     if not bars:
         return []
     labels = [slug.replace("-", " ", 1) for slug in slugs]
-    return [("", "column", lambda mode: ladder.ladder_figure(labels, bars, mode))]
+    return [("side by side", "hidden", lambda mode: ladder.ladder_figure(labels, bars, mode)),
+            ("stacked", "column",
+             lambda mode: ladder.ladder_figure(labels, bars, mode, stacked=True))]
 
 
 def draws_mix(d: Directive):
@@ -158,7 +160,8 @@ def draws_mix(d: Directive):
     if not (BUILD / "bin").is_dir():
         pytest.skip(f"no chapter is built in {BUILD}/bin")
     bars = mix.mix_bars(chapter_binaries(ROOT, BUILD))
-    return [("", "column", lambda mode: mix.mix_figure(bars, mode))]
+    return [("side by side", "hidden", lambda mode: mix.mix_figure(bars, mode)),
+            ("stacked", "column", lambda mode: mix.mix_figure(bars, mode, stacked=True))]
 
 
 def draws_bankmap(d: Directive):
@@ -188,8 +191,10 @@ def draws_sweep(d: Directive):
         committed = sweep_results.committed_config(
             found, sweep_results.chapter_kernel_text(ROOT, chapter))
         points = sweep.sweep_points(found, committed)
-        drawn.append((gpu, "column",
+        drawn.append((f"{gpu}, side by side", "hidden",
                       lambda mode, points=points: sweep.sweep_figure(*points, mode)))
+        drawn.append((f"{gpu}, stacked", "column",
+                      lambda mode, points=points: sweep.sweep_figure(*points, mode, True)))
     return drawn
 
 
@@ -233,7 +238,7 @@ def draws_fragments(d: Directive):
     report = run_fragmap(tool("fragmap"))
     if d.option("show", "tiles") == "tiles":
         tiles = fragments.fragment_tiles(report)
-        return [("", "natural", lambda mode: fragments.fragments_figure(tiles, mode))]
+        return [("", "scroll", lambda mode: fragments.fragments_figure(tiles, mode))]
     grids = fragments.load_grids(report)
     return [("", "scroll", lambda mode: bankgrid.bankgrid_figure(grids, mode))]
 
@@ -243,14 +248,16 @@ def draws_tail_rounds(d: Directive):
         ROOT, BUILD, tool("tailplan"), tailplan.parse_size(d.arguments[0]),
         d.option("schemes", "tiles split-k stream-k").split(),
         d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [("", "natural",
-                                      lambda mode: tail.tail_rounds_figure(found, mode))]
+    return [] if found is None else [
+        ("", "hidden", lambda mode: tail.tail_rounds_figure(found, mode)),
+        ("phone", "column", lambda mode: tail.tail_rounds_figure(found, mode, phone=True))]
 
 
 def draws_tail_map(d: Directive):
     found, _ = tail_map.chapter_tail_map(ROOT, d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [("", "natural",
-                                      lambda mode: tail_map.tail_map_figure(found, mode))]
+    return [] if found is None else [
+        ("", "hidden", lambda mode: tail_map.tail_map_figure(found, mode)),
+        ("phone", "column", lambda mode: tail_map.tail_map_figure(found, mode, phone=True))]
 
 
 def draws_accuracy(d: Directive):
