@@ -1,10 +1,15 @@
 """Every figure the book draws is legible, checked the same way for all of
-them (the check is figure_checks.collisions):
+them (the checks are figure_checks.collisions and .small_on_a_phone):
 
 - no text overlaps another text or a legend, and no text sits on a line, a
   marker or a scatter point, unless it stands on an opaque box of its own
   drawn over it; in the light and the dark drawing, and in the phone's
-  drawing where a figure has one.
+  drawing where a figure has one;
+- on a phone (a content column of 360 CSS px) no text is less than 9 px
+  high, as the page shows the figure there: shrunk to the column, at its
+  own width scrolled sideways (the bank grids, the fragments), or its
+  phone's drawing in its place (figure_checks.LAYOUTS): font size in pt x
+  96 / 72 px per pt x min(width, 360) / width, the width the SVG's in px.
 
 "Every figure the book draws": each figure directive on the pages
 (chapters/**/*.md and docs/*.md), drawn from the data its directive reads
@@ -330,6 +335,13 @@ def drawings_or_skip(directive: Directive, mode: str) -> list[Measured]:
 def test_no_text_collides_with_text_lines_or_markers(directive, mode):
     problems = [f"{case_id(directive)}, {mode}{', ' + m.name if m.name else ''}: {p}"
                 for m in drawings_or_skip(directive, mode) for p in m.collisions]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("directive", CASES, ids=[case_id(d) for d in CASES])
+def test_every_text_is_at_least_9_px_high_on_a_phone(directive):
+    problems = [f"{case_id(directive)}{', ' + m.name if m.name else ''}: {p}"
+                for m in drawings_or_skip(directive, "light") for p in m.small]
     assert not problems, "\n".join(problems)
 
 
