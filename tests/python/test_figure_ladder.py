@@ -56,3 +56,26 @@ def test_the_ladder_without_part_ii_is_one_panel():
         assert [a.get_gid() for a in figure.axes] == ["ladder-part-1"]
     finally:
         plt.close(figure)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_phones_ladder_draws_the_same_bars_across(mode):
+    """The phone's drawing (stacked): Part II's panel under Part I's, each
+    chapter's bar along the GFLOP/s axis, as long as the wide drawing's is
+    tall, the first chapter on top."""
+    labels, bars = made_up_ladder()
+    figure, renderer = drawn(lambda: ladder.ladder_figure(labels, bars, mode, stacked=True))
+    try:
+        panels = {a.get_gid(): a for a in figure.axes}
+        part_1, part_2 = panels["ladder-part-1"], panels["ladder-part-2"]
+        assert part_1.get_position().y0 > part_2.get_position().y1  # one above the other
+        measured = [g for g in bars[0].gflops if g is not None]
+        for axes, expected in ((part_1, measured[:-2]), (part_2, [154_000.0, 44_500.0])):
+            widths = [p.get_width() for p in axes.patches if isinstance(p, Rectangle)
+                      and p.get_width() > 0]
+            assert widths == pytest.approx(expected)
+        names = [t.get_text() for t in part_1.get_yticklabels()]
+        assert names[0] == "01 step" and part_1.yaxis_inverted()
+        assert ink_problems(figure, mode) == []
+    finally:
+        plt.close(figure)

@@ -303,3 +303,26 @@ def test_the_tail_gpu_comes_from_the_13_tail_result(tmp_path, monkeypatch):
 def binaries_find(slug: str):
     from ladder_tools.binaries import find_variant
     return find_variant(ROOT, BUILD, slug)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_phones_tail_figure_draws_the_same_bars(mode):
+    """The phone's drawing (phone=True) is narrow, its titles wrapped, and
+    draws each panel's bars as the wide drawing does."""
+    found = tail_rounds_or_skip("3072", ["big-tiles", "tiles", "stream-k"])
+    drawings = [tail.tail_rounds_figure(found, mode, phone=phone) for phone in (False, True)]
+    try:
+        wide, narrow = drawings
+        assert narrow.get_figwidth() == tail.PHONE_WIDTH < wide.get_figwidth()
+        for index, panel in enumerate(found.panels):
+            bars = [sorted((round(p.get_x()), round(p.get_width()), round(p.get_y(), 6))
+                           for p in panel_of(figure, f"tail-panel-{index}").patches
+                           if p.get_gid() == "tail-segment") for figure in drawings]
+            assert bars[0] == bars[1] and bars[0], panel.names
+            (title,) = [t.get_text() for t in panel_of(narrow, f"tail-panel-{index}").texts
+                        if t.get_gid() == "tail-title"]
+            assert title.startswith(" = ".join(panel.names) + ":")
+            assert max(len(line) for line in title.split("\n")) <= tail.PHONE_LINE
+    finally:
+        for figure in drawings:
+            plt.close(figure)

@@ -165,3 +165,28 @@ def test_draw_py_draws_the_tail_map(tmp_path):
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode != 0 and "no result for 13-tail" in missing.stderr
     assert not (tmp_path / "no.svg").exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_phones_tail_map_shows_the_same_values(mode):
+    """The phone's drawing (phone=True): the same cells, each share without
+    its % sign, the same GFLOP/s and dashes, the same lines over K."""
+    found = tail_map.tail_map("Made-up GPU", made_up_map_entries())
+    wide, _ = drawn(lambda: tail_map.tail_map_figure(found, mode))
+    narrow, renderer = drawn(lambda: tail_map.tail_map_figure(found, mode, phone=True))
+    try:
+        assert narrow.get_figwidth() == tail_map.PHONE_WIDTH
+        heats = [panel(f, "map-heat") for f in (wide, narrow)]
+        assert map_texts(heats[1], "map-pct") == {
+            cell: text.removesuffix("%") for cell, text in map_texts(heats[0], "map-pct").items()}
+        for gid in ("map-cublas", "map-dash"):
+            assert map_texts(heats[1], gid) == map_texts(heats[0], gid)
+        for gid in ("map-pct-line", "map-rate-line"):
+            lines = [[l for a in f.axes for l in a.get_lines() if l.get_gid() == gid][0]
+                     for f in (wide, narrow)]
+            assert list(lines[0].get_xdata()) == list(lines[1].get_xdata())
+        assert [t.get_text() for t in narrow.texts if t.get_gid() == "map-note"]
+        assert text_problems(narrow, renderer, mode) == []
+    finally:
+        plt.close(wide)
+        plt.close(narrow)
