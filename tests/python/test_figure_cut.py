@@ -33,9 +33,11 @@ def test_the_cut_figure_is_the_count(size, mode):
     tool = BUILD / "bin" / "lastround"
     if not tool.is_file():
         pytest.skip(f"lastround is not built in {BUILD}/bin")
-    found, _, _ = cut.chapter_cut(ROOT, tool, "17-3xtf32-wgmma", size, "h200")
+    # The GPU chapter 17's page draws it for (its {ladder-cut} :gpu:): the
+    # H200 has no result of chapter 17.
+    found, _, _ = cut.chapter_cut(ROOT, tool, "17-3xtf32-wgmma", size, "h100-80gb-hbm3")
     if found is None:
-        pytest.skip("no 17-3xtf32-wgmma result for the H200")
+        pytest.skip("no 17-3xtf32-wgmma result for the H100")
     uncut, busiest, cut_tiles, slices = expected_cut(size, found.sms)
     assert (found.uncut.busiest, found.cut.busiest) == (uncut, busiest)
     assert (found.cut.cut_tiles, found.cut.slices) == (cut_tiles, slices)
