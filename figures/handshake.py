@@ -32,6 +32,7 @@ arrow from each completion to the work that waits on it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -282,9 +283,17 @@ def handshake_figure(h: Handshake, mode: str):
                       color=ink, linespacing=1.15, gid="lane-head")
         lanes = dict(zip([f"consumer-{i + 1}" for i in range(h.consumers)], CONSUMER_LANES))
         lanes["producer"] = PRODUCER
-        for role, (x0, x1) in lanes.items():
-            axes.plot([(x0 + x1) / 2] * 2, [0, rows], color=theme["grid"], lw=0.8, zorder=0)
         pad = 0.1
+        # Each lane's line runs between its work, not through the boxes' words
+        # (a box is translucent): broken (NaN) where a box stands.
+        for role, (x0, x1) in lanes.items():
+            ys, top = [], 0.0
+            for w in sorted((w for w in plan.work if w.role == role), key=lambda w: w.row):
+                ys += [top, w.row + pad, math.nan]
+                top = w.end - pad
+            ys += [top, rows]
+            axes.plot([(x0 + x1) / 2] * len(ys), ys, color=theme["grid"], lw=0.8, zorder=0,
+                      gid=f"lane-{role}")
         boxes: dict[str, tuple[float, float, float, float]] = {}
         for w in plan.work:
             x0, x1 = lanes[w.role]

@@ -33,9 +33,9 @@ from figure_checks import (BUILD, MODES, ROOT, collisions, draw_order, phone_sca
 
 import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 
-from figures import (accuracy, bankgrid, bankmap, by_size, cut, fragments, ladder,  # noqa: E402
-                     mix, pipeline, roofline, rounds, stages, style, sweep, tail, tail_map,
-                     tiling, warp_access)
+from figures import (accuracy, bankgrid, bankmap, by_size, cut, fragments,  # noqa: E402
+                     handshake, ladder, mix, pipeline, roofline, rounds, split, stages, style,
+                     sweep, tail, tail_map, tiling, warp_access)
 from ladder_tools import results, sweep_results, tailplan  # noqa: E402
 from ladder_tools.formatting import parse_size  # noqa: E402
 
@@ -45,10 +45,12 @@ from ladder_tools.formatting import parse_size  # noqa: E402
 DIRECTIVES = {
     "plot": "by_size", "ladder": "ladder", "mix-figure": "mix", "bankmap": "bankmap",
     "bankgrid": "bankgrid", "sweep": "sweep", "tiling": "tiling", "roofline": "roofline",
-    "stages": "stages", "pipeline": "pipeline", "rounds": "rounds", "cut": "cut",
-    "warp-access": "warp_access", "fragments": "fragments", "tail-rounds": "tail",
+    "stages": "stages", "pipeline": "pipeline", "split": "split", "rounds": "rounds",
+    "cut": "cut", "warp-access": "warp_access", "fragments": "fragments", "tail-rounds": "tail",
     "tail-map": "tail_map", "accuracy": "accuracy",
 }
+#: A module a directive draws with one of its options: (directive, option).
+OPTIONAL_MODULES = {("pipeline", "handshake"): "handshake"}
 DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{ladder-([a-z-]+)\}\s*(.*)$")
 OPTION = re.compile(r"^:([a-z-]+):\s*(.*)$")
 
@@ -65,6 +67,12 @@ class Directive:
     @property
     def module(self) -> str:
         return DIRECTIVES[self.name]
+
+    @property
+    def modules(self) -> set[str]:
+        """The modules of figures/ whose figures it draws."""
+        return {self.module} | {module for (name, option), module in OPTIONAL_MODULES.items()
+                                if name == self.name and option in dict(self.options)}
 
     def option(self, key: str, default=None):
         return dict(self.options).get(key, default)
@@ -186,6 +194,15 @@ def draws_bankgrid(d: Directive):
     return [("", "scroll", lambda mode: bankgrid.bankgrid_figure(grids, mode))]
 
 
+def committed_constants(chapter: str) -> dict | None:
+    """The constants the chapter's binary describes (its default variant's):
+    the configuration its kernel commits to, as the sweep's directive reads it."""
+    from ladder_tools.binaries import find_variant
+    chapter_built(chapter)
+    _, variant = find_variant(ROOT, BUILD, chapter)
+    return variant.get("constants")
+
+
 def draws_sweep(d: Directive):
     chapter, root = d.arguments[0], results.results_root(ROOT)
     drawn = []
@@ -193,8 +210,7 @@ def draws_sweep(d: Directive):
         found = sweep_results.load_sweep(root, gpu, chapter)
         if found is None:
             continue
-        committed = sweep_results.committed_config(
-            found, sweep_results.chapter_kernel_text(ROOT, chapter))
+        committed = sweep_results.committed_config(found, committed_constants(chapter))
         points = sweep.sweep_points(found, committed)
         drawn.append((f"{gpu}, side by side", "hidden",
                       lambda mode, points=points: sweep.sweep_figure(*points, mode)))
@@ -209,6 +225,18 @@ def draws_constants(load, make):
         found, _ = load(ROOT, BUILD, d.arguments[0])
         return [("", "natural", lambda mode: make(found, mode))]
     return draws
+
+
+def draws_pipeline(d: Directive):
+    """The ring; with :handshake:, the handshake figure under it."""
+    chapter_built(d.arguments[0])
+    ring, _ = pipeline.chapter_pipeline(ROOT, BUILD, d.arguments[0])
+    drawn = [("", "natural", lambda mode: pipeline.pipeline_figure(ring, mode))]
+    if d.option("handshake") is not None:
+        found, _ = handshake.chapter_handshake(ROOT, BUILD, d.arguments[0])
+        drawn.append(("handshake", "natural",
+                      lambda mode: handshake.handshake_figure(found, mode)))
+    return drawn
 
 
 def draws_roofline(d: Directive):
@@ -278,7 +306,8 @@ DRAWS = {
     "bankmap": draws_bankmap, "bankgrid": draws_bankgrid, "sweep": draws_sweep,
     "tiling": draws_constants(tiling.chapter_tiling, tiling.tiling_figure),
     "stages": draws_constants(stages.chapter_stages, stages.stages_figure),
-    "pipeline": draws_constants(pipeline.chapter_pipeline, pipeline.pipeline_figure),
+    "pipeline": draws_pipeline,
+    "split": draws_constants(split.chapter_split, split.split_figure),
     "roofline": draws_roofline, "rounds": draws_rounds, "cut": draws_cut,
     "warp-access": draws_warp_access, "fragments": draws_fragments,
     "tail-rounds": draws_tail_rounds, "tail-map": draws_tail_map, "accuracy": draws_accuracy,
@@ -348,8 +377,10 @@ def test_every_text_is_at_least_9_px_high_on_a_phone(directive):
 def test_every_module_of_figures_is_checked():
     modules = {path.stem for path in (ROOT / "figures").glob("*.py")} - {
         "__init__", "draw", "style"}
-    assert set(DIRECTIVES.values()) == modules, "a module of figures/ has no directive here"
-    assert {d.module for d in CASES} == modules, "a module of figures/ has no figure checked"
+    assert set(DIRECTIVES.values()) | set(OPTIONAL_MODULES.values()) == modules, (
+        "a module of figures/ has no directive here")
+    assert {m for d in CASES for m in d.modules} == modules, (
+        "a module of figures/ has no figure checked")
 
 
 def test_every_figure_directive_of_docs_ext_is_known():
@@ -359,7 +390,7 @@ def test_every_figure_directive_of_docs_ext_is_known():
     for source in (ROOT / "docs" / "_ext").glob("*.py"):
         registered |= set(re.findall(r'add_directive\(\s*"ladder-([a-z-]+)"', source.read_text()))
     tables = {"results", "goals", "resources", "sass", "ncu", "issue", "transpose", "gpus",
-              "tail-plans"}
+              "tail-plans", "random"}
     assert registered - tables == set(DIRECTIVES), registered - tables
 
 
