@@ -647,8 +647,9 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     assert all(line.endswith("The appendix says where these numbers come from.")
                for line in lines)
     assert "measured on or before 2000-01-01" in text and "measured 2000-01-01" in text
-    # Every figure twice, light and dark: mix, bank map, sweep.
-    assert html.count("only-light") == html.count("only-dark") == 3
+    # Every figure twice, light and dark: mix, bank map, sweep, and the
+    # phone drawings of the mix and the sweep.
+    assert html.count("only-light") == html.count("only-dark") == 5
 
 
 def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
