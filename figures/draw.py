@@ -63,15 +63,8 @@ def draw_sizes(args, mode: str) -> bytes:
 
 def draw_ladder(args, mode: str) -> bytes:
     """Every chapter at the headline size, every GPU."""
-    root, slugs = results.results_root(ROOT), results.chapter_slugs(ROOT)
-    bars = []
-    for gpu in results.gpu_folders(root):
-        found = {slug: result for slug in slugs
-                 if (result := results.load_chapter_result(root, gpu, slug, ROOT))}
-        if found:
-            label = next(iter(found.values())).provenance["gpu"]
-            bars.append(ladder.ladder_bars(label, slugs, found, results.load_baseline(root, gpu),
-                                           results.HEADLINE_SIZE))
+    slugs = results.chapter_slugs(ROOT)
+    bars = ladder.every_gpu_bars(results.results_root(ROOT), ROOT, slugs, results.HEADLINE_SIZE)
     if not bars:
         sys.exit("draw: no GPU has results for any chapter")
     return ladder.draw_ladder([slug.replace("-", " ", 1) for slug in slugs], bars, mode)
@@ -218,7 +211,8 @@ def parser() -> argparse.ArgumentParser:
                        ("warp-access", draw_warp_access), ("fragments", draw_fragments),
                        ("tail-rounds", draw_tail_rounds), ("accuracy", draw_accuracy),
                        ("tail-map", draw_tail_map)):
-        figure = figures.add_parser(name, help=draw.__doc__)
+        # argparse formats help with %: a docstring's "% of cuBLAS" must be %%.
+        figure = figures.add_parser(name, help=(draw.__doc__ or "").replace("%", "%%"))
         figure.set_defaults(draw=draw)
         figure.add_argument("--out", type=Path, required=True, help="the SVG file to write")
         figure.add_argument("--mode", choices=["light", "dark"], default="light",

@@ -23,6 +23,7 @@ from matplotlib.container import BarContainer
 from matplotlib.ticker import MaxNLocator
 
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
+from ladder_tools import results as results_files
 from ladder_tools.results import ChapterResult, median_cublas_gflops
 
 #: The first chapter of Part II, the tensor cores.
@@ -73,6 +74,22 @@ def ladder_bars(label: str, slugs: list[str], results: dict[str, ChapterResult],
         fma_peak_gflops=peak if isinstance(peak, (int, float)) else None,
         cublas_tf32_gflops=median_cublas_tf32_gflops(list(results.values()), size),
     )
+
+
+def every_gpu_bars(results_root, repo_root, slugs: list[str],
+                   size: tuple[int, int, int]) -> list[LadderBars]:
+    """ladder_bars() for every GPU under results/ that has a result of any
+    chapter in ``slugs``, labelled with the GPU's name."""
+    bars = []
+    for gpu in results_files.gpu_folders(results_root):
+        found = {slug: result for slug in slugs
+                 if (result := results_files.load_chapter_result(results_root, gpu, slug,
+                                                                 repo_root))}
+        if found:
+            name = next(iter(found.values())).provenance["gpu"]
+            bars.append(ladder_bars(name, slugs, found,
+                                    results_files.load_baseline(results_root, gpu), size))
+    return bars
 
 
 def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars], part: int,
