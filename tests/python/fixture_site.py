@@ -104,8 +104,10 @@ def book_python() -> str:
 
 
 def build_book(python: str, work: Path, results: Path, *extra: str,
-               timeout: int = 300) -> subprocess.CompletedProcess:
-    """docs/build_book.py into work/build (the HTML in work/build/book/html)."""
+               timeout: int = 1200) -> subprocess.CompletedProcess:
+    """docs/build_book.py into work/build (the HTML in work/build/book/html).
+    The timeout only guards against a hang: on 2 cores, beside the other
+    tests the test command runs at once, a render has taken over 300 s."""
     return subprocess.run(
         [sys.executable, str(DOCS / "build_book.py"), "--python", python,
          "--build-dir", str(work / "build"), "--results-dir", str(results), *extra],

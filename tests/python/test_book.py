@@ -537,7 +537,7 @@ def book_python() -> str:
 
 
 def build(book_python, tmp_path, results: Path, *extra: str) -> subprocess.CompletedProcess:
-    return fixture_site.build_book(book_python, tmp_path, results, *extra, timeout=600)
+    return fixture_site.build_book(book_python, tmp_path, results, *extra, timeout=1200)
 
 
 def html(tmp_path, page: str) -> str:
