@@ -14,6 +14,14 @@
 3. Runs sphinx-build from scratch with warnings as errors and every
    reference checked: HTML into <build-dir>/book/html, index.html at its top.
 
+Steps 2 and 3 are skipped when the book in <build-dir>/book was rendered
+by this script, with the same options, from the same inputs: every file
+git lists in the checkout (tracked, and untracked but not ignored), by
+content, and the binaries in the build folders' bin/ (name, size and
+modification time). A successful render records them in
+<build-dir>/book/ladder-inputs.json; --force renders anyway. Outside a git
+checkout the inputs cannot be listed, and the book is always rendered.
+
 The CMake target `book` runs this script; it needs only Python 3 (with its
 venv module), Doxygen and, the first time, access to PyPI.
 """
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +42,8 @@ DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 REQUIREMENTS = DOCS / "requirements.txt"
 STAMP_NAME = "ladder-requirements.sha256"
+#: What a successful render read (inputs_record), in <build-dir>/book.
+INPUTS_NAME = "ladder-inputs.json"
 
 
 def log(message: str) -> None:
@@ -121,6 +132,62 @@ def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool,
     return html_dir
 
 
+def inputs_record(options: dict, binaries: list[Path], tools: list[str],
+                  skip: list[Path]) -> dict | None:
+    """What a render reads, for the up-to-date check: the options it ran
+    with, the hash of every file git lists in the checkout (tracked, and
+    untracked but not ignored: the pages, the code they cut listings from,
+    the results and every file a result records as its input; a build
+    folder inside the checkout, in `skip`, left out), the `binaries` its
+    directives run or read (name, size, modification time) and the programs
+    it runs. None outside a git checkout, where the files cannot be
+    listed."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    listed = subprocess.run(
+        [git, "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True)
+    if listed.returncode != 0:
+        return None
+    skipped = [str(folder.relative_to(REPO)) + "/" for folder in skip
+               if folder.is_relative_to(REPO) and folder != REPO]
+    files = hashlib.sha256()
+    for name in sorted(set(listed.stdout.decode("utf-8", "surrogateescape").split("\0"))):
+        path = REPO / name
+        if not name or name.startswith(tuple(skipped)) or not path.is_file():
+            continue
+        files.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        files.update(hashlib.sha256(path.read_bytes()).digest())
+    found = []
+    for binary in binaries:
+        try:
+            info = binary.stat()
+            found.append([str(binary), info.st_size, info.st_mtime_ns])
+        except OSError:
+            found.append([str(binary), None, None])
+    programs = []
+    for tool in tools:
+        where = shutil.which(tool)
+        programs.append([tool, where, where and os.stat(where).st_mtime_ns])
+    environment = {name: value for name, value in sorted(os.environ.items())
+                   if name.startswith("LADDER_") or name == "CUOBJDUMP"}
+    return {"options": options, "files": files.hexdigest(), "binaries": found,
+            "programs": programs, "environment": environment}
+
+
+def up_to_date(out_dir: Path, record: dict | None) -> bool:
+    """True when out_dir holds a rendered book whose recorded inputs are
+    `record`."""
+    stamp = out_dir / INPUTS_NAME
+    if record is None or not stamp.is_file() or not (out_dir / "html" / "index.html").is_file():
+        return False
+    try:
+        return json.loads(stamp.read_text()) == record
+    except ValueError:
+        return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", type=Path, default=REPO / "build",
@@ -138,6 +205,13 @@ def main() -> int:
                              "(for a test that expects the build to fail)")
     parser.add_argument("--env-only", action="store_true",
                         help="only make the virtual environment (step 1), for the tests")
+    parser.add_argument("--binaries-from", type=Path,
+                        help="a file listing, one a line, the binaries the book reads (the "
+                             "CMake target writes it); without it, every file in the build "
+                             "folder's bin/ counts for the up-to-date check")
+    parser.add_argument("--force", action="store_true",
+                        help="render even when nothing the book reads has changed since "
+                             "the last render")
     args = parser.parse_args()
 
     if args.env_only:
@@ -157,12 +231,32 @@ def main() -> int:
     out_dir = build_dir / "book"
     try:
         python = args.python or ensure_environment(build_dir / "venv")
+        # The binaries come from the analysis' build folder ($LADDER_BUILD_DIR,
+        # else build/ in the repository), which is usually --build-dir.
+        analysis_build = Path(os.environ.get("LADDER_BUILD_DIR", REPO / "build")).resolve()
+        if args.binaries_from:
+            binaries = [Path(line) for line in args.binaries_from.read_text().splitlines()
+                        if line.strip()]
+        else:
+            binaries = sorted((analysis_build / "bin").glob("*"))
+        options = {"results_dir": os.environ.get("LADDER_RESULTS_DIR", str(REPO / "results")),
+                   "fail_on_stale": args.fail_on_stale, "python": str(python),
+                   "stop_at_first_warning": args.stop_at_first_warning}
+        record = inputs_record(options, binaries, [args.doxygen, "cuobjdump", "nvdisasm"],
+                               [build_dir, analysis_build])
+        if not args.force and up_to_date(out_dir, record):
+            log(f"up to date: nothing it reads has changed since {out_dir / 'html'} was "
+                "rendered (--force renders anyway)")
+            return 0
+        (out_dir / INPUTS_NAME).unlink(missing_ok=True)
         xml_dir = run_doxygen(args.doxygen, out_dir)
         html_dir = run_sphinx(python, xml_dir, out_dir, args.fail_on_stale,
                               keep_going=not args.stop_at_first_warning)
     except subprocess.CalledProcessError as error:
         log(f"failed: {' '.join(map(str, error.cmd))} exited with {error.returncode}")
         return 1
+    if record is not None:
+        (out_dir / INPUTS_NAME).write_text(json.dumps(record, indent=1) + "\n")
     log(f"the book is at {html_dir / 'index.html'}")
     return 0
 
