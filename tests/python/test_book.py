@@ -36,6 +36,10 @@ from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, FP64_ERROR_KEYS,  
                                  NOT_MEASURED, parse_value_request, resolve_value)
 import fixture_site  # noqa: E402
 
+#: The book the book command rendered (<build>/book), set by CTest
+#: (tests/CMakeLists.txt) after its book.render fixture ran the target.
+BOOK_VARIABLE = "LADDER_BOOK_DIR"
+
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
@@ -643,6 +647,32 @@ def test_chapter_pages_provenance_lines_leave_tool_talk_to_the_appendix(site):
     assert 'id="stale-results"' in appendix
 
 
+def committed_book(book_python, tmp_path, waiting) -> Path:
+    """The HTML folder of the book built from results/ as committed, with
+    warnings as errors, a stale result an error too unless
+    tests/pending_measurement.txt says why it is stale: the book command's
+    own render when CTest names it (LADDER_BOOK_DIR, the book.render fixture
+    ran the target `book`, which renders when anything it reads has
+    changed), else one built now into tmp_path."""
+    if os.environ.get(BOOK_VARIABLE):
+        out = Path(os.environ[BOOK_VARIABLE])
+        stamp = out / "ladder-inputs.json"
+        # docs/build_book.py writes the stamp only after a render that
+        # succeeded; it records what the render read and how it ran.
+        assert stamp.is_file(), f"{out}: no successful render of the book there"
+        options = json.loads(stamp.read_text())["options"]
+        assert Path(options["results_dir"]) == ROOT / "results", options
+        assert not options["stop_at_first_warning"], options
+        # Rendered without --fail-on-stale: each stale result is in its
+        # ladder-stale.json, which the caller holds against the pending file
+        # (an empty report is a build that --fail-on-stale passes).
+        return out / "html"
+    done = build(book_python, tmp_path, ROOT / "results",
+                 *([] if waiting.stale else ["--fail-on-stale"]))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return tmp_path / "build" / "book" / "html"
+
+
 def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
     """The book as readers get it: results/ as committed, every page built
     with warnings as errors. A stale result is an error too, unless
@@ -650,14 +680,16 @@ def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
     it under a warning box. A chapter reads "(not measured)" only when that
     file says it is."""
     waiting = pending.read(ROOT)
-    done = build(book_python, tmp_path, ROOT / "results",
-                 *([] if waiting.stale else ["--fail-on-stale"]))
-    assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads(html(tmp_path, "ladder-stale.json"))
+    html_dir = committed_book(book_python, tmp_path, waiting)
+
+    def page(name: str) -> str:
+        return (html_dir / name).read_text(encoding="utf-8")
+
+    report = json.loads(page("ladder-stale.json"))
     assert bool(report) == bool(waiting.stale)
     for record in report:  # each stale for a reason the pending file gives
         assert record["reason"].split(" ")[0] in waiting.stale, record
-    index = html(tmp_path, "index.html")
+    index = page("index.html")
     assert "ladder-summary" in index
     # The index's summary lists each chapter's own result, one column per
     # GPU: a chapter no GPU measured reads "(not measured)" there, one that
@@ -671,20 +703,21 @@ def test_the_book_builds_from_the_committed_results(book_python, tmp_path):
     if nowhere:
         assert NOT_MEASURED in index
     # Chapter 13's goals are judged from its result, not in the prose.
-    assert "ladder-goals" in html(tmp_path, "chapters/13-tail/chapter.html")
+    assert "ladder-goals" in page("chapters/13-tail/chapter.html")
     # Chapters 16 and 17 have a directive each, judged on every GPU that
     # measured its slug, under that GPU's name; a second GPU's list does not
     # repeat what the goals are held against.
     for slug in ("16-wgmma", "17-3xtf32-wgmma"):
-        page = html(tmp_path, f"chapters/{slug}/chapter.html")
+        chapter = page(f"chapters/{slug}/chapter.html")
         measured = [json.loads(path.read_text())["provenance"]["gpu"]
                     for path in sorted((ROOT / "results").glob(f"*/chapters/{slug}.json"))]
-        assert page.count('class="ladder-goals') == len(measured), slug
+        assert chapter.count('class="ladder-goals') == len(measured), slug
         for gpu in set(measured):
-            assert page.count(f"Goals · {gpu}") == measured.count(gpu)
-        assert page.count("Each size is held against the fastest cuBLAS") == min(len(measured), 1)
+            assert chapter.count(f"Goals · {gpu}") == measured.count(gpu)
+        assert chapter.count("Each size is held against the fastest cuBLAS") == min(
+            len(measured), 1)
     # The real results' provenance lines leave tool talk to the appendix too.
-    count, found = tool_talk_in_chapter_pages(tmp_path / "build" / "book" / "html")
+    count, found = tool_talk_in_chapter_pages(html_dir)
     assert count > 0 and found == []
 
 
