@@ -8,6 +8,15 @@ front end's checks (#error, static_assert, templates) run, ptxas does not. The
 test uses that for the architectures between sm_75 and sm_120, whose ptxas
 the two ends cover for every instruction the chapters use.
 
+The device code is compiled without optimizing (-Xcicc -O0, and -Xptxas -O0
+for a cubin): what the table says is whether an architecture has what a
+chapter needs, and every check that decides it still runs (the #error
+lines, static_asserts and templates of the front end, the code generation
+for the architecture and, for a cubin, ptxas on every instruction and the
+shared memory the kernels declare), with no dead code dropped before ptxas
+sees it, at an eighth of the optimizer's time. The optimized code of the
+GPU the build targets is the CMake build's.
+
 Usage: arch_compile.py <archs binary> <cc> [--ptx]    e.g. ... build/bin/archs 75
 Exit 0 when every chapter behaves as the table says; 1 with one line per
 chapter that does not; 77 (skipped) without nvcc.
@@ -41,7 +50,7 @@ def build_line(kernel: Path) -> list[str]:
 def for_arch(words: list[str], cc: int, out: Path, ptx: bool = False) -> list[str]:
     """The reader's nvcc line made to compile the device code alone for sm_<cc>:
     its architecture replaced, its linking and output replaced by -cubin (or,
-    with `ptx`, by -ptx for compute_<cc>)."""
+    with `ptx`, by -ptx for compute_<cc>), the device code not optimized."""
     command = []
     skip = False
     for word in words:
@@ -55,8 +64,9 @@ def for_arch(words: list[str], cc: int, out: Path, ptx: bool = False) -> list[st
             continue
         command.append(word)
     if ptx:
-        return [*command, f"-arch=compute_{cc}", "-ptx", "-o", str(out)]
-    return [*command, f"-arch=sm_{cc}", "-cubin", "-o", str(out)]
+        return [*command, f"-arch=compute_{cc}", "-Xcicc", "-O0", "-ptx", "-o", str(out)]
+    return [*command, f"-arch=sm_{cc}", "-Xcicc", "-O0", "-Xptxas", "-O0", "-cubin", "-o",
+            str(out)]
 
 
 def check(chapter: Path, cc: int, compiles: bool, scratch: Path, ptx: bool) -> str | None:
