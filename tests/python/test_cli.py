@@ -2,6 +2,7 @@
 with one line and exit code 2 before any GPU work, and a machine without a
 GPU gets its own message and exit code 77 (CTest's skip), never a pass; the
 same for every variant a binary runs with --variant NAME."""
+import functools
 import json
 import subprocess
 
@@ -20,14 +21,22 @@ def run(binary, *args):
     return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=60)
 
 
+@functools.cache
+def description(binary) -> dict:
+    """What `binary --describe` prints, run once per binary and test file:
+    without a GPU each run reads the binary's cubin with cuobjdump, and the
+    tests below only take the variants' names and slugs from it."""
+    done = run(binary, "--describe")
+    assert done.returncode == 0, f"{binary.name} --describe: {done.stderr}"
+    return json.loads(done.stdout)
+
+
 def runs(build_dir):
     """Every variant of every chapter binary, as (binary, the arguments that
     pick it, the name its results and messages go by), from --describe."""
     found = []
     for binary in chapters(build_dir):
-        done = run(binary, "--describe")
-        assert done.returncode == 0, f"{binary.name} --describe: {done.stderr}"
-        for index, variant in enumerate(json.loads(done.stdout)["variants"]):
+        for index, variant in enumerate(description(binary)["variants"]):
             picks = [] if index == 0 else ["--variant", variant["name"]]
             found.append((binary, picks, variant["slug"]))
     return found
@@ -59,7 +68,7 @@ def test_bad_input_is_refused_with_one_line(build_dir, args):
 
 def test_an_unknown_variant_is_refused_with_one_line_that_lists_the_variants(build_dir):
     for binary, _, _ in runs(build_dir):
-        names = [v["name"] for v in json.loads(run(binary, "--describe").stdout)["variants"]]
+        names = [v["name"] for v in description(binary)["variants"]]
         done = run(binary, "--variant", "no-such-variant", "--sizes", "256")
         assert done.returncode == 2, f"{binary.name}: exit {done.returncode}"
         lines = done.stderr.strip().splitlines()
@@ -85,7 +94,7 @@ def test_help_names_the_program_as_it_was_called_and_lists_its_variants(build_di
         done = run(binary, "--help")
         assert done.returncode == 0, f"{binary.name}: exit {done.returncode}"
         assert f"usage: {binary.name} [--sizes" in done.stdout, done.stdout
-        names = [v["name"] for v in json.loads(run(binary, "--describe").stdout)["variants"]]
+        names = [v["name"] for v in description(binary)["variants"]]
         assert f"Variants: {', '.join(names)}" in done.stdout, done.stdout
 
 
