@@ -114,10 +114,11 @@ def run_doxygen(doxygen: str, out_dir: Path) -> Path:
 
 
 def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool,
-               keep_going: bool = True) -> Path:
+               keep_going: bool = True, jobs: str = "1") -> Path:
     """Runs sphinx-build from scratch; returns the HTML folder. With
     keep_going (the default) it reports every warning before failing;
-    without, it stops at the first."""
+    without, it stops at the first. `jobs` processes read the pages
+    (sphinx-build -j; "auto": one per core)."""
     html_dir = out_dir / "html"
     shutil.rmtree(html_dir, ignore_errors=True)
     command = [
@@ -127,6 +128,8 @@ def run_sphinx(python: Path, xml_dir: Path, out_dir: Path, fail_on_stale: bool,
     ]
     if fail_on_stale:
         command[4:4] = ["-D", "ladder_fail_on_stale=1"]
+    if jobs != "1":
+        command[4:4] = ["-j", jobs]
     if not keep_going:
         # Since Sphinx 8.1, -W without --keep-going still reads and writes
         # every page and fails at the end; --exception-on-warning stops at
@@ -215,6 +218,10 @@ def main() -> int:
                         help="a file listing, one a line, the binaries the book reads (the "
                              "CMake target writes it); without it, every file in the build "
                              "folder's bin/ counts for the up-to-date check")
+    parser.add_argument("--jobs", default="1",
+                        help="processes that read the pages (sphinx-build -j; 'auto': one per "
+                             "core; default 1). Each reads the binaries it needs again, so "
+                             "more take more CPU time in all: worth it on an idle machine")
     parser.add_argument("--force", action="store_true",
                         help="render even when nothing the book reads has changed since "
                              "the last render")
@@ -257,7 +264,7 @@ def main() -> int:
         (out_dir / INPUTS_NAME).unlink(missing_ok=True)
         xml_dir = run_doxygen(args.doxygen, out_dir)
         html_dir = run_sphinx(python, xml_dir, out_dir, args.fail_on_stale,
-                              keep_going=not args.stop_at_first_warning)
+                              keep_going=not args.stop_at_first_warning, jobs=args.jobs)
     except subprocess.CalledProcessError as error:
         log(f"failed: {' '.join(map(str, error.cmd))} exited with {error.returncode}")
         return 1
