@@ -48,7 +48,6 @@ import dataclasses
 import functools
 import io
 import json
-import os
 import re
 import shutil
 import subprocess

@@ -11,13 +11,11 @@ which runs Doxygen first and passes its XML folder in $LADDER_DOXYGEN_XML.
 """
 
 import os
-import sys
 from importlib import metadata
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
-sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "The SGEMM Ladder"
 author = "The SGEMM Ladder authors"
@@ -28,6 +26,8 @@ extensions = [
     "breathe",
     "sphinx_copybutton",
     "sphinx_design",
+    # The book's own (docs/_ext), installed with this repository's
+    # distribution (pyproject.toml) in the book's environment.
     "book_layout",
     "ladder_results",
     "ladder_analysis",

@@ -1,9 +1,7 @@
 """What every ladder directive and role shares: paths, dependencies, the
 report of stale results, and the provenance line under a table.
 
-Importing this module puts code/ (the ladder_tools package) and the
-repository root (figures/) on sys.path, so that the extension's modules can
-import them whatever conf.py says. A page that shows a stale result (one
+A page that shows a stale result (one
 measured on other code than the tree's) records it here; the records are
 written to ``ladder-stale.json`` in the output folder, and with
 ``ladder_fail_on_stale = True`` each is also a warning, which fails a ``-W``
@@ -18,20 +16,16 @@ result stale) is said once, in the appendix section it links to.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.util import logging
 
-REPO = Path(__file__).resolve().parents[2]
-for folder in (REPO / "code", REPO):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+import ladder_nodes
+from ladder_tools import binaries, results
 
-import ladder_nodes  # noqa: E402
-from ladder_tools import binaries, results  # noqa: E402  (code/ is on the path now)
+REPO = Path(__file__).resolve().parents[2]
 
 logger = logging.getLogger(__name__)
 

@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from common import ROOT  # noqa: E402
+from common import ROOT
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,6 @@ import functools
 import io
 import math
 import os
-import sys
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -29,11 +28,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 matplotlib = pytest.importorskip("matplotlib")
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402

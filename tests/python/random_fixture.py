@@ -6,12 +6,11 @@ writes them (results_check.identity_errors passes).
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from ladder_tools import provenance, random_problems
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import provenance, random_problems  # noqa: E402
 
 FIXTURE_GPU = "Fixture GPU A (h200 folder)"
 #: The chapters whose binaries time cuBLAS on TF32 beside SGEMM.

@@ -21,23 +21,23 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
-FIXTURES = ROOT / "tests" / "fixtures" / "results"
-sys.path.insert(0, str(ROOT / "code"))
 
-from ladder_tools import (bankmap, formatting, issue, kernels, mix, provenance,  # noqa: E402
+from ladder_tools import (bankmap, formatting, issue, kernels, mix, provenance,
                           results, sweep_results, transpose)
-from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,  # noqa: E402
+from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,
                                    chapter_folder, find_variant, require_binary, variant_of)
-from ladder_tools.metrics import METRIC  # noqa: E402
-from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,  # noqa: E402
+from ladder_tools.metrics import METRIC
+from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,
                               ncu_header, ncu_row, parse_model)
-from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,  # noqa: E402
+from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
                                     agreement, arch_of_capability, computed_occupancy,
                                     kernel_resources, resources_rows)
 
-import fixture_site  # noqa: E402
+import fixture_site
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+FIXTURES = ROOT / "tests" / "fixtures" / "results"
 
 # -- Kernel names ---------------------------------------------------------------
 
@@ -534,7 +534,6 @@ def build_page(python: str, tmp_path: Path, page: str, results: Path,
     source = tmp_path / "src"
     source.mkdir(exist_ok=True)
     (source / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
         f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
     (source / "index.md").write_text(page)
@@ -787,7 +786,6 @@ def test_a_stale_sweep_or_transpose_is_marked_and_reported(binaries, sphinx_pyth
 
 
 def test_a_part_ii_results_table_adds_the_percent_of_cublas_on_tf32():
-    sys.path.insert(0, str(DOCS / "_ext"))
     import ladder_results
     entry = {"M": 512, "N": 512, "K": 512, "correct": True, "max_rel_err": 1e-3,
              "time_ms": {"median": 0.012, "min": 0.0118, "max": 0.0121},

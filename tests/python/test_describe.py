@@ -8,16 +8,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
 from common import ROOT, has_gpu
 
-sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import sass_mix  # noqa: E402  (the analysis' own search for cuobjdump)
+from ladder_tools import sass_mix
 
-import describe_check  # noqa: E402
+import describe_check
 
 CUOBJDUMP = sass_mix.find_cuobjdump()
 

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from common import load_command
 from figure_checks import (COLUMN_PX, MODES, ROOT, corner, drawn, natural_width_px, panel,
                            text_problems)
 
@@ -119,8 +120,7 @@ def test_a_complete_tail_map_has_no_note_and_no_grey_cell():
 
 
 def test_the_measure_command_measures_every_size_of_the_tail_map():
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     def size_of(text: str) -> tuple[int, int, int]:
         dims = tuple(int(d) for d in text.split("x"))

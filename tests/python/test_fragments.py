@@ -18,7 +18,6 @@ code says, and build/bin/fragmap says what the PTX ISA says.
 
 import os
 import re
-import sys
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
@@ -26,11 +25,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 pytest.importorskip("matplotlib")
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from figures import bankgrid, fragments, style  # noqa: E402

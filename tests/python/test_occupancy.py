@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from ladder_tools import occupancy, sass_mix
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "code"))
-from ladder_tools import occupancy, sass_mix  # noqa: E402
 
 KIB = 1024
 

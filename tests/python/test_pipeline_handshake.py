@@ -24,18 +24,16 @@ from the variants' --describe constants and the rules of the kernel's code
 
 import os
 import re
-import sys
 from itertools import combinations
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 pytest.importorskip("matplotlib")
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from figures import handshake, split, style  # noqa: E402

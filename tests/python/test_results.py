@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from common import ROOT
+from common import ROOT, load_command
 
-sys.path.insert(0, str(ROOT / "code"))
-import measure  # noqa: E402
-import random_fixture  # noqa: E402
-from ladder_tools import binaries, pending, random_problems  # noqa: E402
-from ladder_tools import results_check as rc  # noqa: E402
+import random_fixture
+from ladder_tools import binaries, pending, random_problems
+from ladder_tools import results_check as rc
+
+measure = load_command("measure")
 
 RESULTS = ROOT / "results"
 REFERENCE = RESULTS / "h200"

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from ladder_tools import sass_mix
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "code"))
-from ladder_tools import sass_mix  # noqa: E402
 
 # Each kernel is written so that the compiler has no choice about the
 # instruction under test; the comment says why.

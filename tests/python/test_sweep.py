@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from common import ROOT
+from common import ROOT, load_command
 
 
 def needs_nvcc():
@@ -144,10 +144,7 @@ def config(n: int, status: str, gflops: float | None) -> dict:
 
 
 def sweep_code():
-    sys.path.insert(0, str(ROOT / "code"))
-    import sweep as sweep_module
-
-    return sweep_module
+    return load_command("sweep")
 
 
 # The fastest entry is incorrect, the second fastest failed to build after
@@ -212,8 +209,7 @@ def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypa
 
 
 def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
-    sys.path.insert(0, str(ROOT / "code"))
-    import sweep as sweep_module
+    sweep_module = load_command("sweep")
 
     text = KERNEL.read_text()
     block = sweep_module.chosen_block(CHAPTER, "ch09::Tiling<1, 2, 3>", "Test GPU", "test")
@@ -222,7 +218,6 @@ def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
     assert "the winner of the sweep on the Test GPU" in rewritten
     assert "results/test/sweep-09-autotuning.json" in rewritten
     # Everything outside the block is untouched: the sweep's hash still matches.
-    sys.path.insert(0, str(ROOT / "code"))
     from ladder_tools import provenance
 
     assert provenance.without_chosen(rewritten) == provenance.without_chosen(text)
