@@ -57,8 +57,8 @@ import time
 from pathlib import Path
 
 from ladder_tools import pending, provenance, random_problems, results_check
-from ladder_tools.process import run
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
+from ladder_tools.process import run
 from ladder_tools.results import TIME_BUDGET_S
 
 ROOT = Path(__file__).resolve().parent.parent

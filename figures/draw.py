@@ -36,16 +36,25 @@ import argparse
 import sys
 from pathlib import Path
 
-from figures import accuracy
-from figures import bankgrid
-from figures import cut
-from figures import fragments
-from figures import pipeline
-from figures import tail
-from figures import tail_map
-from figures import warp_access
-from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,
-                     tiling)
+from figures import (
+    accuracy,
+    bankgrid,
+    bankmap,
+    by_size,
+    cut,
+    fragments,
+    ladder,
+    mix,
+    pipeline,
+    roofline,
+    rounds,
+    stages,
+    sweep,
+    tail,
+    tail_map,
+    tiling,
+    warp_access,
+)
 from ladder_tools import binaries, results, sweep_results, tailplan
 from ladder_tools.bankmap import run_bankmap
 from ladder_tools.formatting import parse_size

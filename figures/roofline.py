@@ -34,8 +34,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.text import Text
-from matplotlib.transforms import Bbox
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.transforms import Bbox
 
 from figures.ladder import part_of
 from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg

@@ -245,7 +245,7 @@ def split_figure(s: Split, mode: str):
         bx, bw = xs["B"]
         cx = bx + bw / 2
         arrow("loads-B", (cx, 3.6), (cx, 4.02))
-        box(cx - 0.85, 4.04, 1.7, 0.4, "B", "fragment", f"B\u1d40 fragment, 4 floats")
+        box(cx - 0.85, 4.04, 1.7, 0.4, "B", "fragment", "B\u1d40 fragment, 4 floats")
         arrow("split-b", (cx, 4.44), (cx, 4.86))
         text(cx + 0.08, 4.65, "split_tf32()", ha="left", gid="split-b-words")
         box(cx - 1.3, 4.88, 1.2, 0.4, "B", "big-B", "big_B")

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from .formatting import parse_size
 from .results import ResultsError
 
-
 #: What a goal can be held against: its name on a goal line, and the
 #: prefix of the result's fields for it (``<prefix>_gflops``).
 AGAINST = {"cuBLAS": "cublas", "cuBLAS SGEMM": "cublas", "cuBLAS TF32": "cublas_tf32"}

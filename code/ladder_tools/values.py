@@ -16,12 +16,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder_tools import provenance
-
-from ladder_tools.formatting import (format_count, format_error, format_gflops, format_ms,
-                                     format_percent, format_ratio, parse_size)
-from ladder_tools.results import (REFERENCE_GPU, ChapterResult, ResultsError,
-                                  gpu_chapter_results, load_baseline, load_chapter_result,
-                                  median_cublas_gflops, read_json)
+from ladder_tools.formatting import (
+    format_count,
+    format_error,
+    format_gflops,
+    format_ms,
+    format_percent,
+    format_ratio,
+    parse_size,
+)
+from ladder_tools.results import (
+    REFERENCE_GPU,
+    ChapterResult,
+    ResultsError,
+    gpu_chapter_results,
+    load_baseline,
+    load_chapter_result,
+    median_cublas_gflops,
+    read_json,
+)
 
 #: What an inline value says when nothing was measured.
 NOT_MEASURED = "(not measured)"

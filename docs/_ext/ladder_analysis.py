@@ -116,48 +116,86 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
-                         stale_result_box)
-from ladder_nodes import figure, paragraph, table, with_phone_drawing
-
 from figures import bankgrid as bankgrid_figure
-from figures import cut as cut_figure
 from figures import bankmap as bankmap_figure
+from figures import cut as cut_figure
 from figures import fragments as fragments_figure
-from figures import mix as mix_figure
-from figures import sweep as sweep_figure
-from figures import roofline as roofline_figure
 from figures import handshake as handshake_figure
+from figures import mix as mix_figure
 from figures import pipeline as pipeline_figure
-from figures import split as split_figure
+from figures import roofline as roofline_figure
 from figures import rounds as rounds_figure
+from figures import split as split_figure
 from figures import stages as stages_figure
+from figures import sweep as sweep_figure
 from figures import tail as tail_figure
 from figures import tail_map as tail_map_figure
 from figures import tiling as tiling_figure
 from figures import warp_access as warp_access_figure
-from ladder_tools import results
-from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
-from ladder_tools.fragmap import run_fragmap
-from ladder_tools.warpmap import chapter_accesses
-from ladder_tools.binaries import (AnalysisError, chapter_binaries, describe, find_variant,
-                                   require_binary, tool_json)
-from ladder_tools.formatting import DASH, format_gflops, format_size
-from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
-from ladder_tools.kernels import (KERNEL_PREFIX, folded_name, pick_kernel, select_kernels,
-                                  short_name, variant_kernels)
-from ladder_tools.mix import kernel_mix, mix_table, per_k_tile_sum
-from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, ncu_path, ncu_row,
-                              parse_model)
-from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
-                                    arch_of_capability, kernel_resources, resources_rows)
+from ladder_base import (
+    LadderMixin,
+    not_measured_box,
+    provenance_paragraph,
+    stale_notice,
+    stale_result_box,
+)
+from ladder_nodes import figure, paragraph, table, with_phone_drawing
 from ladder_tools import archs as archs_tools
-from ladder_tools import tailplan
-from ladder_tools.sweep_results import (Sweep, committed_config, load_sweep,
-                                        sweep_pairs, sweep_path, sweep_rows)
-from ladder_tools.transpose import (TRANSPOSE_HEADER, load_transpose, transpose_counter_rows,
-                                    transpose_path, transpose_rows)
-
+from ladder_tools import results, tailplan
+from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
+from ladder_tools.binaries import (
+    AnalysisError,
+    chapter_binaries,
+    describe,
+    find_variant,
+    require_binary,
+    tool_json,
+)
+from ladder_tools.formatting import DASH, format_gflops, format_size
+from ladder_tools.fragmap import run_fragmap
+from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
+from ladder_tools.kernels import (
+    KERNEL_PREFIX,
+    folded_name,
+    pick_kernel,
+    select_kernels,
+    short_name,
+    variant_kernels,
+)
+from ladder_tools.mix import kernel_mix, mix_table, per_k_tile_sum
+from ladder_tools.ncu import (
+    entry_kernels,
+    load_ncu,
+    ncu_entry,
+    ncu_header,
+    ncu_path,
+    ncu_row,
+    parse_model,
+)
+from ladder_tools.resources import (
+    RESOURCES_HEADER,
+    Launch,
+    ReportedResources,
+    arch_of_capability,
+    kernel_resources,
+    resources_rows,
+)
+from ladder_tools.sweep_results import (
+    Sweep,
+    committed_config,
+    load_sweep,
+    sweep_pairs,
+    sweep_path,
+    sweep_rows,
+)
+from ladder_tools.transpose import (
+    TRANSPOSE_HEADER,
+    load_transpose,
+    transpose_counter_rows,
+    transpose_path,
+    transpose_rows,
+)
+from ladder_tools.warpmap import chapter_accesses
 
 
 class _AnalysisDirective(LadderMixin, SphinxDirective):

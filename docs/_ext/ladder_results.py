@@ -46,15 +46,26 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ladder_analysis import natural_figure
-from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
-                         stale_result_box)
-from ladder_nodes import figure, paragraph, table, with_phone_drawing
-
 from figures import accuracy, by_size, ladder
+from ladder_analysis import natural_figure
+from ladder_base import (
+    LadderMixin,
+    not_measured_box,
+    provenance_paragraph,
+    stale_notice,
+    stale_result_box,
+)
+from ladder_nodes import figure, paragraph, table, with_phone_drawing
 from ladder_tools import goals, random_problems, results, values
-from ladder_tools.formatting import (DASH, format_error, format_gflops, format_percent,
-                                     format_size, format_time_range, parse_size)
+from ladder_tools.formatting import (
+    DASH,
+    format_error,
+    format_gflops,
+    format_percent,
+    format_size,
+    format_time_range,
+    parse_size,
+)
 
 
 def _not_measured(env, slug: str) -> nodes.Element:

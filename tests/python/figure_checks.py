@@ -465,12 +465,12 @@ def draw_order(figure) -> dict:
     saved = {cls: cls.__dict__["draw"] for cls in classes}
     try:
         for cls, original in saved.items():
-            setattr(cls, "draw", recording(original))
+            cls.draw = recording(original)
         with plt.rc_context(style.RC):
             figure.canvas.draw()
     finally:
         for cls, original in saved.items():
-            setattr(cls, "draw", original)
+            cls.draw = original
     return order
 
 

@@ -12,7 +12,6 @@ import subprocess
 import pytest
 
 from common import ROOT
-
 from ladder_tools import archs, results
 
 

@@ -20,17 +20,39 @@ from pathlib import Path
 
 import pytest
 
-
-from ladder_tools import goals, pending, provenance
-from ladder_tools.formatting import (format_error, format_gflops, format_ms,
-                                     format_percent, format_size, format_time_range, parse_size)
-from ladder_tools.results import (RESULTS_DIR_VARIABLE, ChapterResult, ResultsError,
-                                  chapter_slugs, check_chapter_result, gpu_folders,
-                                  fastest_cublas_gflops, load_chapter_result, load_chapter_results,
-                                  median_cublas_gflops, results_root, staleness)
-from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, FP64_ERROR_KEYS,
-                                 NOT_MEASURED, parse_value_request, resolve_value)
 import fixture_site
+from ladder_tools import goals, pending, provenance
+from ladder_tools.formatting import (
+    format_error,
+    format_gflops,
+    format_ms,
+    format_percent,
+    format_size,
+    format_time_range,
+    parse_size,
+)
+from ladder_tools.results import (
+    RESULTS_DIR_VARIABLE,
+    ChapterResult,
+    ResultsError,
+    chapter_slugs,
+    check_chapter_result,
+    fastest_cublas_gflops,
+    gpu_folders,
+    load_chapter_result,
+    load_chapter_results,
+    median_cublas_gflops,
+    results_root,
+    staleness,
+)
+from ladder_tools.values import (
+    BASELINE_KEYS,
+    CHAPTER_KEYS,
+    FP64_ERROR_KEYS,
+    NOT_MEASURED,
+    parse_value_request,
+    resolve_value,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -21,19 +21,47 @@ from pathlib import Path
 
 import pytest
 
-
-from ladder_tools import (bankmap, formatting, issue, kernels, mix, provenance,
-                          results, sweep_results, transpose)
-from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,
-                                   chapter_folder, find_variant, require_binary, variant_of)
-from ladder_tools.metrics import METRIC
-from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,
-                              ncu_header, ncu_row, parse_model)
-from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
-                                    agreement, arch_of_capability, computed_occupancy,
-                                    kernel_resources, resources_rows)
-
 import fixture_site
+from ladder_tools import (
+    bankmap,
+    formatting,
+    issue,
+    kernels,
+    mix,
+    provenance,
+    results,
+    sweep_results,
+    transpose,
+)
+from ladder_tools.binaries import (
+    BUILD_DIR_VARIABLE,
+    AnalysisError,
+    build_dir,
+    chapter_folder,
+    find_variant,
+    require_binary,
+    variant_of,
+)
+from ladder_tools.metrics import METRIC
+from ladder_tools.ncu import (
+    KernelCounters,
+    entry_kernels,
+    load_ncu,
+    ncu_entry,
+    ncu_header,
+    ncu_row,
+    parse_model,
+)
+from ladder_tools.resources import (
+    RESOURCES_HEADER,
+    Launch,
+    ReportedResources,
+    agreement,
+    arch_of_capability,
+    computed_occupancy,
+    kernel_resources,
+    resources_rows,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

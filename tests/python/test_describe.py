@@ -11,11 +11,9 @@ import subprocess
 
 import pytest
 
-from common import ROOT, has_gpu
-
-from ladder_tools import sass_mix
-
 import describe_check
+from common import ROOT, has_gpu
+from ladder_tools import sass_mix
 
 CUOBJDUMP = sass_mix.find_cuobjdump()
 

@@ -10,13 +10,11 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
-from figure_checks import MODES, ROOT, drawn, ink_problems, legend_problems
-
 import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+import pytest
 from matplotlib.colors import to_rgba  # noqa: E402
 
+from figure_checks import MODES, ROOT, drawn, ink_problems, legend_problems
 from figures import accuracy  # noqa: E402
 from ladder_tools.results import ChapterResult  # noqa: E402
 

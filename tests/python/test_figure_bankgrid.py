@@ -10,16 +10,21 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
-from figure_checks import (BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px, panel,
-                           text_problems)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
+from figure_checks import (
+    BUILD,
+    COLUMN_PX,
+    MODES,
+    ROOT,
+    drawn,
+    natural_width_px,
+    panel,
+    text_problems,
+)
 from figures import bankgrid  # noqa: E402
 from ladder_tools.bankmap import run_bankmap  # noqa: E402
-
 
 BANKGRID = re.compile(r"^```\{ladder-bankgrid\}\s+(.+)$")
 

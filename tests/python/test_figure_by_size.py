@@ -17,13 +17,18 @@ test fixtures (tests/fixtures/results/), and made-up worst cases.
 import json
 from pathlib import Path
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
-from figure_checks import (MODES, RESULT_FOLDERS, ROOT, drawn, ink_problems, legend_problems,
-                           tick_label_overlaps)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
+from figure_checks import (
+    MODES,
+    RESULT_FOLDERS,
+    ROOT,
+    drawn,
+    ink_problems,
+    legend_problems,
+    tick_label_overlaps,
+)
 from figures import by_size  # noqa: E402
 from ladder_tools.results import ChapterResult  # noqa: E402
 

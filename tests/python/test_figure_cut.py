@@ -5,12 +5,10 @@ what build/bin/lastround gives from the chapter's own last_round() and
 block_work(), and what the figure draws of it.
 """
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
 from figure_checks import BUILD, MODES, ROOT, drawn, patches, text_problems, texts_of
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
 from figures import cut  # noqa: E402
 
 

@@ -3,13 +3,11 @@ of its own, on its own scale, with cuBLAS on TF32; without Part II it is one
 panel.
 """
 
-import pytest
-
-from figure_checks import MODES, drawn, ink_problems, legend_problems
-
 import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+import pytest
 from matplotlib.patches import Rectangle  # noqa: E402
 
+from figure_checks import MODES, drawn, ink_problems, legend_problems
 from figures import ladder  # noqa: E402
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from figure_checks import BUILD, ROOT
-
 from figures import mix  # noqa: E402
 from ladder_tools.binaries import chapter_binaries  # noqa: E402
 from ladder_tools.kernels import select_kernels  # noqa: E402

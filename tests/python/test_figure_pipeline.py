@@ -9,15 +9,12 @@ import re
 import subprocess
 import sys
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
 from figure_checks import BUILD, MODES, ROOT, drawn, panel, text_problems, texts_of
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
 from figures import pipeline  # noqa: E402
 from ladder_tools.binaries import AnalysisError, describe  # noqa: E402
-
 
 PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]
 

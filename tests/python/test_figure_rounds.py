@@ -5,13 +5,21 @@ not by the figure's module.
 
 import json
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
-from figure_checks import (BUILD, H200, MODES, ROOT, describe_constants, drawn, panel, patches,
-                           text_problems, texts_of)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
+from figure_checks import (
+    BUILD,
+    H200,
+    MODES,
+    ROOT,
+    describe_constants,
+    drawn,
+    panel,
+    patches,
+    text_problems,
+    texts_of,
+)
 from figures import rounds  # noqa: E402
 
 

@@ -3,13 +3,20 @@ code's order: the counts are computed here from --describe, not by the
 figure's module.
 """
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
-from figure_checks import (BUILD, MODES, ROOT, describe_constants, drawn, panel, patches,
-                           text_problems, texts_of)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
+from figure_checks import (
+    BUILD,
+    MODES,
+    ROOT,
+    describe_constants,
+    drawn,
+    panel,
+    patches,
+    text_problems,
+    texts_of,
+)
 from figures import stages  # noqa: E402
 
 

@@ -10,14 +10,20 @@ fixtures', and made-up worst cases.
 
 import json
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
-from figure_checks import (MODES, RESULT_FOLDERS, ROOT, drawn, ink_problems, legend_problems,
-                           tick_label_overlaps)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
+from figure_checks import (
+    MODES,
+    RESULT_FOLDERS,
+    ROOT,
+    drawn,
+    ink_problems,
+    legend_problems,
+    tick_label_overlaps,
+)
 from figures import sweep  # noqa: E402
+
 
 def sweeps() -> list[tuple[str, list[float], list[bool], int]]:
     """(name, rates, correct, committed index) per sweep file."""

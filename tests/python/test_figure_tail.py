@@ -10,18 +10,14 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
-from figure_checks import (BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px,
-                           text_problems)
-
 import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+import pytest
 from matplotlib.colors import to_rgb  # noqa: E402
 
+from figure_checks import BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px, text_problems
 from figures import tail  # noqa: E402
 from ladder_tools import results as results_tools  # noqa: E402
 from ladder_tools import tailplan  # noqa: E402
-
 
 TAIL_SIZES = ["512", "768", "1024", "1280", "1536", "2048", "2560", "3072", "4096",
               "4097x4097x4097", "512x512x16384", "128x4096x4096"]

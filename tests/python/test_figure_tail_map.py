@@ -13,18 +13,23 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-import pytest
-
-from common import load_command
-from figure_checks import (COLUMN_PX, MODES, ROOT, corner, drawn, natural_width_px, panel,
-                           text_problems)
-
 import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+import pytest
 from matplotlib.colors import to_rgba  # noqa: E402
 
+from common import load_command
+from figure_checks import (
+    COLUMN_PX,
+    MODES,
+    ROOT,
+    corner,
+    drawn,
+    natural_width_px,
+    panel,
+    text_problems,
+)
 from figures import style, tail_map  # noqa: E402
 from ladder_tools.formatting import DASH, format_gflops, format_percent  # noqa: E402
-
 
 MAP_ABSENT = {(512, 2048, 4096), (4096, 4096, 256)}
 MAP_UNTIMED = {(8192, 256, 4096)}

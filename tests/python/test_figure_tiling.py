@@ -9,15 +9,24 @@ labels on top of each other).
 
 import re
 
-import pytest
-
-from figure_checks import (BUILD, MODES, ROOT, TILING_CHAPTERS, corner, drawn, drawn_texts,
-                           panel, patches, size, text_problems)
-
 import matplotlib.colors  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import matplotlib.pyplot as plt  # noqa: E402
+import pytest
 from matplotlib.patches import ConnectionPatch  # noqa: E402
 
+from figure_checks import (
+    BUILD,
+    MODES,
+    ROOT,
+    TILING_CHAPTERS,
+    corner,
+    drawn,
+    drawn_texts,
+    panel,
+    patches,
+    size,
+    text_problems,
+)
 from figures import style, tiling  # noqa: E402
 from ladder_tools.binaries import describe  # noqa: E402
 

@@ -22,21 +22,47 @@ checked. The checks are tested here too, on toy figures that break them.
 from __future__ import annotations
 
 import functools
-import sys
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
 import pytest
 
-from figure_checks import (BUILD, MODES, ROOT, collisions, draw_order, phone_scale,
-                           shown_texts, small_on_a_phone, svg_width_px)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import (accuracy, bankgrid, bankmap, by_size, cut, fragments,  # noqa: E402
-                     handshake, ladder, mix, pipeline, roofline, rounds, split, stages, style,
-                     sweep, tail, tail_map, tiling, warp_access)
+from figure_checks import (
+    BUILD,
+    MODES,
+    ROOT,
+    collisions,
+    draw_order,
+    phone_scale,
+    shown_texts,
+    small_on_a_phone,
+    svg_width_px,
+)
+from figures import (  # noqa: E402
+    accuracy,
+    bankgrid,
+    bankmap,
+    by_size,
+    cut,
+    fragments,
+    handshake,
+    ladder,
+    mix,
+    pipeline,
+    roofline,
+    rounds,
+    split,
+    stages,
+    style,
+    sweep,
+    tail,
+    tail_map,
+    tiling,
+    warp_access,
+)
 from ladder_tools import results, sweep_results, tailplan  # noqa: E402
 from ladder_tools.formatting import parse_size  # noqa: E402
 
@@ -320,7 +346,7 @@ class Measured:
     least_pt: float
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def measured(directive: Directive, mode: str) -> list[Measured]:
     """Each drawing of ``directive`` in ``mode``, drawn and measured once
     (both tests read it)."""

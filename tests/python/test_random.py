@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from common import ROOT, load_command
-
 import random_fixture
+from common import ROOT, load_command
 from ladder_tools import pending, results
 from ladder_tools import random_problems as rp
 from ladder_tools import results_check as rc

@@ -24,9 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from common import ROOT, load_command
-
 import random_fixture
+from common import ROOT, load_command
 from ladder_tools import binaries, pending, random_problems
 from ladder_tools import results_check as rc
 
