@@ -745,7 +745,8 @@ def main() -> int:
     for source in sorted({*every_main_file, TRANSPOSE_SOURCE}):
         tested.update(inputs_of(source))
     tested.update(provenance.hash_files(FUZZ_SOURCES))
-    write_json(target / "gpu-tests.json", {**common, **tests, "inputs": dict(sorted(tested.items()))})
+    write_json(target / "gpu-tests.json",
+               {**common, **tests, "inputs": dict(sorted(tested.items()))})
     if sanitizer:
         merge_write(target / "sanitizer.json", common, "chapters", sanitizer, sources)
     if counters:

@@ -6,8 +6,9 @@ sit beside their kernels in chapters/NN-slug/chapter.md, the book-level pages
 (index, preface, glossary, appendix) here in docs/. The pages in docs/ are
 served as if they were at the root (docs/preface.md is the page ``preface``),
 so that index.html is at the top of the output and the chapters sit under
-chapters/ (docs/_ext/book_layout.py). Build it with docs/build_book.py (or the CMake target ``book``),
-which runs Doxygen first and passes its XML folder in $LADDER_DOXYGEN_XML.
+chapters/ (docs/_ext/book_layout.py). Build it with docs/build_book.py (or the
+CMake target ``book``), which runs Doxygen first and passes its XML folder in
+$LADDER_DOXYGEN_XML.
 """
 
 import os

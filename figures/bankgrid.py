@@ -230,7 +230,7 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     figure = plt.figure(figsize=(width, height))
     figure.set_gid("bankgrid")
     top = height - KEY_ROOM
-    for index, (grid, room) in enumerate(zip(grids, heights)):
+    for index, (grid, room) in enumerate(zip(grids, heights, strict=True)):
         bottom = top - room + TICK_ROOM
         _panel(figure, grid, (LEFT / width, bottom / height, BANKS * cell / width,
                               grid.rows * cell / height), cell, index, theme, phase_labels)

@@ -6,7 +6,8 @@
     python figures/draw.py mix --out mix.svg
     python figures/draw.py bankmap transpose.32x32.tile-read --out bank.svg
     python figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
-    python figures/draw.py bankgrid ch09.a-store ch10.a-store --titles "unpadded; padded" --out grid.svg
+    python figures/draw.py bankgrid ch09.a-store ch10.a-store --titles "unpadded; padded" \
+        --out grid.svg
     python figures/draw.py sweep 09-autotuning --out sweep.svg
     python figures/draw.py tiling 12-final --out tiling.svg
     python figures/draw.py roofline --out roofline.svg
@@ -105,8 +106,9 @@ def draw_bankgrid(args, mode: str) -> bytes:
     if len(titles) != len(args.accesses):
         sys.exit(f"draw: --titles has {len(titles)} titles for {len(args.accesses)} accesses")
     tool = binaries.require_binary(binaries.build_dir(ROOT), "bankmap")
-    return bankgrid.draw_bankgrid([bankgrid.bank_grid(run_bankmap(tool, name), title)
-                                   for name, title in zip(args.accesses, titles)], mode)
+    grids = [bankgrid.bank_grid(run_bankmap(tool, name), title)
+             for name, title in zip(args.accesses, titles, strict=True)]
+    return bankgrid.draw_bankgrid(grids, mode)
 
 
 def draw_sweep(args, mode: str) -> bytes:

@@ -163,7 +163,7 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str,
         ratios = [len(parts[part]) + 1.2 for part in shown]
         figure, panels = plt.subplots(1, len(shown), figsize=(9, 4), squeeze=False,
                                       gridspec_kw={"width_ratios": ratios})
-    for axes, part in zip(panels[0], shown):
+    for axes, part in zip(panels[0], shown, strict=True):
         _panel(axes, parts[part], chapter_labels, bars, part, theme, across=stacked)
         if len(shown) > 1:
             axes.set_title(PART_TITLES[part], fontsize="medium", color=theme["ink"])
@@ -174,7 +174,7 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str,
     # One legend for both panels: each GPU's bars and every line, once.
     handles, names = {}, []
     for axes in panels[0]:
-        for handle, name in zip(*axes.get_legend_handles_labels()):
+        for handle, name in zip(*axes.get_legend_handles_labels(), strict=True):
             if name not in handles:
                 handles[name] = handle
                 names.append(name)

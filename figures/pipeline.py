@@ -22,6 +22,7 @@ a timing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -181,7 +182,7 @@ def pipeline_figure(p: Pipeline, mode: str):
         figure, axes, height, total, top = (drawn.figure, drawn.axes, drawn.height,
                                             drawn.total, drawn.top)
         # Each task and the one after it on the same step (copy, multiply).
-        following = {a: b for a, b in zip(tasks, tasks[1:])
+        following = {a: b for a, b in pairwise(tasks)
                      if a.step == b.step and a.kind != "mma"}
         for task in tasks:
             colour, alpha = FILLS[task.kind]

@@ -120,7 +120,8 @@ def tile_intensity(constants: dict, source: str = "") -> tuple[float, str]:
         bm = bn = bk = c["BLOCK"]
         basis = f"shared tiles of {bm} \u00d7 {bk}"
     elif "BLOCK" in c:
-        return UNTILED_INTENSITY, "no shared-memory tile, every operand load counted as reaching L2/DRAM"
+        return (UNTILED_INTENSITY,
+                "no shared-memory tile, every operand load counted as reaching L2/DRAM")
     else:
         raise RooflineError(f"constants with neither BM, BN, BK nor BLOCK: {sorted(c)}")
     return 2 * bm * bn * bk / (FLOAT_BYTES * (bm + bn) * bk), basis

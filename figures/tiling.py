@@ -354,7 +354,9 @@ def mma_words(t: Tiling) -> str:
 
     rows = spans((row, row + m - 1) for row, _, m, _ in pieces)
     cols = spans((col, col + n - 1) for _, col, _, n in pieces)
-    plural = lambda words: "s" if len(words) > 1 or "\u2013" in words[0] else ""
+    def plural(words: list[str]) -> str:
+        return "s" if len(words) > 1 or "\u2013" in words[0] else ""
+
     return (f"lane {MARKED_LANE} holds row{plural(rows)} {' and '.join(rows)}, "
             f"column{plural(cols)} {', '.join(cols) if len(cols) > 2 else ' and '.join(cols)}, "
             "of each")

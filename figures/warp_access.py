@@ -60,7 +60,7 @@ def expression(report: dict) -> str:
 def lane_colours(count: int = 32) -> list[str]:
     """One colour per lane, from the first GPU colour to the second."""
     a, b = to_rgb(SECTOR_COLOUR), to_rgb(LANE_COLOUR)
-    return [to_hex(tuple(x + (y - x) * i / (count - 1) for x, y in zip(a, b)))
+    return [to_hex(tuple(x + (y - x) * i / (count - 1) for x, y in zip(a, b, strict=True)))
             for i in range(count)]
 
 

@@ -45,7 +45,8 @@ def format_time_range(times: dict) -> str:
     return f"{mid} [{low}\u2013{high}]"
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+_SUPERSCRIPT = str.maketrans("0123456789-",
+                             "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
 
 
 def format_error(value: float) -> str:

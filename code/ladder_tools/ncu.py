@@ -101,7 +101,7 @@ def ncu_header(models: tuple[bool, bool]) -> tuple[list, list[str]]:
     """The two header rows of the {ladder-ncu} table; ``models`` says whether
     the loads and the stores have a model column."""
     top, bottom = ["", ""], ["chapter", "kernel"]
-    for op, modelled in zip(("loads", "stores"), models):
+    for op, modelled in zip(("loads", "stores"), models, strict=True):
         names = ["instructions", "wavefronts", "wavefronts/instr."]
         if modelled:
             names += ["model", "difference"]

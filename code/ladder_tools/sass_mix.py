@@ -122,7 +122,7 @@ def demangle(names: list[str]) -> dict[str, str]:
     out = subprocess.run(
         ["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+    return dict(zip(names, out, strict=True)) if len(out) == len(names) else {n: n for n in names}
 
 
 def _strip_padding(instructions: list[Instruction]) -> list[Instruction]:
@@ -206,8 +206,9 @@ def inner_loops(instructions: list[Instruction], loop: tuple[int, int]) -> list[
     """The loops directly inside ``loop`` (not inside another inner loop)."""
     start, end = loop
     inside = [(s, e) for s, e in find_loops(instructions) if start <= s and e <= end]
-    inside = [l for l in inside if l != loop]
-    return [l for l in inside if not any(o != l and o[0] <= l[0] and l[1] <= o[1] for o in inside)]
+    inside = [span for span in inside if span != loop]
+    return [span for span in inside
+            if not any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in inside)]
 
 
 def _span(instructions: list[Instruction], start: int, end: int) -> dict:

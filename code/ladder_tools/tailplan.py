@@ -198,8 +198,9 @@ def plans_rows(plans: dict, chapter: results.ChapterResult | None,
                tiles: results.ChapterResult | None) -> list[list[str]]:
     """The {ladder-tail-plans} table: per size, the plan of the chapter's own
     variant, the count's time over that of the "tiles" variant's plan (a
-    prediction; Small's count times its slowdown, as plan() compares them), the measured time of 13-tail over that of 13-tail-tiles and
-    13-tail's % of cuBLAS (a dash where not measured)."""
+    prediction; Small's count times its slowdown, as plan() compares them),
+    the measured time of 13-tail over that of 13-tail-tiles and 13-tail's %
+    of cuBLAS (a dash where not measured)."""
     rows = []
     for entry in plans["sizes"]:
         size = (entry["M"], entry["N"], entry["K"])

@@ -457,7 +457,7 @@ class BankgridDirective(_AnalysisDirective):
         if len(titles) != len(names):
             raise AnalysisError(f":titles: has {len(titles)} titles for {len(names)} accesses")
         grids = [bankgrid_figure.bank_grid(run_bankmap(tool, name), title)
-                 for name, title in zip(names, titles)]
+                 for name, title in zip(names, titles, strict=True)]
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             "Each lane's word in its bank, one row per wavefront.")
         output = natural_figure(lambda mode: bankgrid_figure.draw_bankgrid(grids, mode),
@@ -907,7 +907,7 @@ class NcuDirective(_AnalysisDirective):
             if ncu is None:
                 continue
             rows = []
-            for slug, ld, st in zip(slugs, model_ld, model_st):
+            for slug, ld, st in zip(slugs, model_ld, model_st, strict=True):
                 entry = ncu_entry(ncu, slug)
                 kernels = entry_kernels(entry) if entry else []
                 if not kernels:
@@ -980,7 +980,8 @@ class IssueDirective(_AnalysisDirective):
                                           slug, "issue profile")
             block += table([["", slug, "cuBLAS"]], issue_rows(ours, theirs),
                             classes=["ladder-table", "ladder-issue"])
-            line = f"Nsight Compute, one launch of each at {entry.get('size', '?')}; {issue.get('gpu', gpu)}"
+            line = (f"Nsight Compute, one launch of each at {entry.get('size', '?')}; "
+                    f"{issue.get('gpu', gpu)}")
             stamp = entry.get("measured")
             if isinstance(stamp, dict) and stamp.get("date"):
                 line += f" \u00b7 measured {stamp['date'][:10]}"

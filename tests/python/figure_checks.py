@@ -155,8 +155,8 @@ def data_points(axes) -> list[tuple[float, float]]:
 
 def legend_problems(figure, renderer) -> list[str]:
     problems = []
-    legends = [(axes, axes.get_legend()) for axes in figure.axes if axes.get_legend()]
-    for axes, legend in legends:
+    legends = [axes.get_legend() for axes in figure.axes if axes.get_legend()]
+    for legend in legends:
         box = legend.get_window_extent(renderer)
         for other in figure.axes:
             for x, y in data_points(other):

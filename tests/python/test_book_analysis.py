@@ -364,7 +364,7 @@ def test_ncu_row_with_a_model():
     top, bottom = ncu_header(models)
     row = ncu_row("04-x", kernel, 1.0, None, models)
     assert len(row) == len(bottom) == 2 + 6 + 4 + 1
-    assert dict(zip(bottom[:8], row[:8])) == {
+    assert dict(zip(bottom[:8], row[:8], strict=True)) == {
         "chapter": "04-x", "kernel": "sgemm_x", "instructions": "100", "wavefronts": "125",
         "wavefronts/instr.": "1.25", "model": "1.00", "difference": "+25.0%",
         "bank conflicts": "25"}
@@ -714,7 +714,8 @@ def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, mess
 def test_the_bank_grid_renders_its_panels_and_caption(binaries, sphinx_python, tmp_path):
     empty = tmp_path / "results"
     empty.mkdir()
-    page = ("# Scratch\n\n```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
+    page = ("# Scratch\n\n"
+            "```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
             ":titles: rows of 32 floats; rows of 33 floats\nLook at the *rows*.\n```\n")
     done = build_page(sphinx_python, tmp_path, page, empty, binaries)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -775,14 +776,16 @@ def test_the_resources_table_states_the_workspace(binaries, sphinx_python, tmp_p
     data["sizes"][2]["workspace_bytes"] = 5 * 2**20
     (measured / "h200" / "chapters").mkdir(parents=True)
     (measured / "h200" / "chapters" / "13-tail.json").write_text(json.dumps(data))
-    page = "# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n```{ladder-resources} 12-final\n```\n"
+    page = ("# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n"
+            "```{ladder-resources} 12-final\n```\n")
     done = build_page(sphinx_python, tmp_path, page, measured, binaries)
     assert done.returncode == 0, done.stdout + done.stderr
     text = page_text(tmp_path)
     assert text.count("asks the harness for a workspace") == 1
     big = data["sizes"][2]
-    assert (f"2 of the {len(data['sizes'])} measured sizes used one, the largest 5.0 MiB "
-            f"({5 * 2**20:,} bytes) at {big['M']} × {big['N']} × {big['K']}") in " ".join(text.split())
+    said = (f"2 of the {len(data['sizes'])} measured sizes used one, the largest 5.0 MiB "
+            f"({5 * 2**20:,} bytes) at {big['M']} × {big['N']} × {big['K']}")
+    assert said in " ".join(text.split())
 
 
 def test_describe_finds_the_variant_of_a_result(binaries):

@@ -519,7 +519,8 @@ for (const [kind, e] of items) {
   const what = `${kind} in #${section ? section.id : '?'} ("${
     (e.innerText || '').trim().split('\\n')[0].slice(0, 40)}")`;
   if (box.scrollWidth > box.clientWidth + 1) {
-    problems.push(`${what}: ${box.scrollWidth} px of content in ${box.clientWidth} px (${named(box)})`);
+    problems.push(`${what}: ${box.scrollWidth} px of content in ` +
+                  `${box.clientWidth} px (${named(box)})`);
   }
   for (const edge of [box, e]) {
     const right = edge.getBoundingClientRect().right;

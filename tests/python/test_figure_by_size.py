@@ -17,9 +17,6 @@ test fixtures (tests/fixtures/results/), and made-up worst cases.
 import json
 from pathlib import Path
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import pytest
-
 from figure_checks import (
     MODES,
     RESULT_FOLDERS,
@@ -29,8 +26,15 @@ from figure_checks import (
     legend_problems,
     tick_label_overlaps,
 )
-from figures import by_size  # noqa: E402
-from ladder_tools.results import ChapterResult  # noqa: E402
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
+import pytest
+
+from figures import by_size
+from ladder_tools.results import ChapterResult
 
 
 def chapter_results() -> list[tuple[str, dict]]:

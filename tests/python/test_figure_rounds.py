@@ -5,9 +5,6 @@ not by the figure's module.
 
 import json
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import pytest
-
 from figure_checks import (
     BUILD,
     H200,
@@ -20,7 +17,14 @@ from figure_checks import (
     text_problems,
     texts_of,
 )
-from figures import rounds  # noqa: E402
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
+import pytest
+
+from figures import rounds
 
 
 def expected_rounds(size: int) -> tuple[int, int, int, int]:

@@ -3,9 +3,6 @@ code's order: the counts are computed here from --describe, not by the
 figure's module.
 """
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import pytest
-
 from figure_checks import (
     BUILD,
     MODES,
@@ -17,7 +14,14 @@ from figure_checks import (
     text_problems,
     texts_of,
 )
-from figures import stages  # noqa: E402
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
+import pytest
+
+from figures import stages
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -9,11 +9,6 @@ labels on top of each other).
 
 import re
 
-import matplotlib.colors  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest
-from matplotlib.patches import ConnectionPatch  # noqa: E402
-
 from figure_checks import (
     BUILD,
     MODES,
@@ -27,8 +22,17 @@ from figure_checks import (
     size,
     text_problems,
 )
-from figures import style, tiling  # noqa: E402
-from ladder_tools.binaries import describe  # noqa: E402
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.colors
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.patches import ConnectionPatch
+
+from figures import style, tiling
+from ladder_tools.binaries import describe
 
 
 def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,

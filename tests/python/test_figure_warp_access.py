@@ -11,9 +11,6 @@ legible in both modes and fits the book's column.
 import re
 from pathlib import Path
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import pytest
-
 from figure_checks import (
     BUILD,
     COLUMN_PX,
@@ -25,8 +22,15 @@ from figure_checks import (
     patches,
     text_problems,
 )
-from figures import warp_access  # noqa: E402
-from ladder_tools.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap  # noqa: E402
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
+import pytest
+
+from figures import warp_access
+from ladder_tools.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap
 
 WARP_ACCESS = re.compile(r"^```\{ladder-warp-access\}\s+(.+)$")
 

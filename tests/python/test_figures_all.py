@@ -27,9 +27,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import pytest
-
 from figure_checks import (
     BUILD,
     MODES,
@@ -41,7 +38,14 @@ from figure_checks import (
     small_on_a_phone,
     svg_width_px,
 )
-from figures import (  # noqa: E402
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
+import pytest
+
+from figures import (
     accuracy,
     bankgrid,
     bankmap,
@@ -63,8 +67,8 @@ from figures import (  # noqa: E402
     tiling,
     warp_access,
 )
-from ladder_tools import results, sweep_results, tailplan  # noqa: E402
-from ladder_tools.formatting import parse_size  # noqa: E402
+from ladder_tools import results, sweep_results, tailplan
+from ladder_tools.formatting import parse_size
 
 # -- The figures on the pages ----------------------------------------------------------
 
@@ -210,7 +214,7 @@ def draws_bankgrid(d: Directive):
     titles = ([t.strip() for t in d.option("titles").split(";")] if d.option("titles")
               else list(d.arguments))
     grids = [bankgrid.bank_grid(run_bankmap(tool("bankmap"), name), title)
-             for name, title in zip(d.arguments, titles)]
+             for name, title in zip(d.arguments, titles, strict=True)]
     return [("", "scroll", lambda mode: bankgrid.bankgrid_figure(grids, mode))]
 
 

@@ -89,8 +89,10 @@ def test_ncu_csv_values_with_thousands_separators_are_whole_numbers():
     assert '"402,668,655"' in text  # the fixture is written as ncu writes it
     [counters] = parse_fixture("counters-09-autotuning.txt")["kernels"].values()
     # 402,668,655 shared-load wavefronts: four hundred and two million, not 402.
-    assert counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 402 * 10**6 + 668 * 10**3 + 655
-    assert counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 12 * 10**6 + 582 * 10**3 + 912
+    shared_loads = counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    assert shared_loads == 402 * 10**6 + 668 * 10**3 + 655
+    global_loads = counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+    assert global_loads == 12 * 10**6 + 582 * 10**3 + 912
 
 
 def test_ncu_csv_keeps_each_kernel_apart():

@@ -276,8 +276,10 @@ def test_chapter_01_k_loop_has_ffma_and_global_loads():
 def test_instructions_predicated_never_are_not_counted():
     """ptxas puts `@!PT LDS RZ, [RZ]` beside cp.async: predicated on "not
     true", it never executes, and must not count as a shared load."""
-    never = "        /*0120*/                   @!PT LDS RZ, [RZ] ;                                   /* 0x000fe20000000800 */"
-    real = "        /*0130*/                   @P0 LDS R4, [R2] ;                                   /* 0x000fe20000000800 */"
+    never = ("        /*0120*/                   @!PT LDS RZ, [RZ] ;"
+             "                                   /* 0x000fe20000000800 */")
+    real = ("        /*0130*/                   @P0 LDS R4, [R2] ;"
+            "                                   /* 0x000fe20000000800 */")
     assert sass_mix.parse_instruction(never) is None
     parsed = sass_mix.parse_instruction(real)
     assert parsed is not None and parsed.opcode == "LDS" and parsed.predicated

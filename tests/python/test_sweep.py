@@ -28,7 +28,7 @@ PARAMETERS = list(json.loads((ROOT / "chapters" / CHAPTER / "sweep.json").read_t
                   ["parameters"])
 # 256 threads are 8 warps, but a 64 x 128 block tile holds only 2 x 2 warp
 # tiles of 32 x 64: the threads do not match the tiles.
-INVALID = dict(zip(PARAMETERS, [64, 128, 16, 32, 64, 2, 8, 4, 256, 1]))
+INVALID = dict(zip(PARAMETERS, [64, 128, 16, 32, 64, 2, 8, 4, 256, 1], strict=True))
 INVALID_RULE = "there must be one warp per warp tile"
 
 
@@ -95,7 +95,7 @@ def test_the_chosen_configuration_is_one_the_sweep_runs(listed):
     chosen = re.search(r"using Chosen = Tiling<([\d, ]+)>;", KERNEL.read_text())
     assert chosen, "kernel.cu has no `using Chosen = Tiling<...>;`"
     values = [int(v) for v in chosen.group(1).split(",")]
-    assert dict(zip(PARAMETERS, values)) in listed
+    assert dict(zip(PARAMETERS, values, strict=True)) in listed
 
 
 def test_the_register_filters_keep_64_to_128_results_per_thread(listed):
@@ -108,8 +108,8 @@ def fastest_correct(configs: list[dict]) -> dict:
     best = None
     for c in configs:
         r = c["result"]
-        if r["status"] == "correct" and "gflops" in r and (best is None
-                                                            or r["gflops"] > best["result"]["gflops"]):
+        faster = best is None or r["gflops"] > best["result"]["gflops"]
+        if r["status"] == "correct" and "gflops" in r and faster:
             best = c
     return best
 
@@ -128,7 +128,7 @@ def test_the_chapter_runs_the_winner_of_its_committed_sweeps(chapter):
         pytest.skip(f"no committed H200 sweep of {chapter}")
     summary = json.loads(reference.read_text())
     winner = summary["winner"]
-    assert dict(zip(parameters, values)) == winner["params"]
+    assert dict(zip(parameters, values, strict=True)) == winner["params"]
     # ... and the recorded winner is the fastest correct configuration swept.
     best = fastest_correct(summary["configs"])
     assert best is not None
@@ -187,7 +187,8 @@ def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypa
     # winner, and the table it prints, put the fastest correct one first.
     sweep_module = sweep_code()
     monkeypatch.setattr(sweep_module, "ROOT", tmp_path)
-    monkeypatch.setattr(sweep_module, "inputs", lambda chapter: {f"chapters/{chapter}/kernel.cu": "0" * 64})
+    monkeypatch.setattr(sweep_module, "inputs",
+                        lambda chapter: {f"chapters/{chapter}/kernel.cu": "0" * 64})
     source = tmp_path / "chapters" / "x" / "kernel.cu"
     source.parent.mkdir(parents=True)
     source.write_text("// a kernel\n// [chosen]\nusing Chosen = Tiling<1>;\n// [end]\n")
