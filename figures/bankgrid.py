@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Rectangle
 
 from figures.style import GPU_COLOURS, RC, THEMES, svg
@@ -238,6 +239,7 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     # The key: a swatch of each colour and its words, one after the other.
     y = (height - KEY_ROOM / 2) / height
     x = LEFT / width
+    assert isinstance(figure.canvas, FigureCanvasAgg)  # the backend style.py chooses
     renderer = figure.canvas.get_renderer()
     for colour, words in ((CONFLICT_COLOUR, "bank asked for two or more words: a conflict"),
                           (FREE_COLOUR, "bank asked for one word")):

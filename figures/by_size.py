@@ -149,6 +149,8 @@ def by_size_series(results: list[ChapterResult], reference: str = "sgemm"
     """The GFLOP/s, cuBLAS GFLOP/s and % of cuBLAS series of every result
     that has a timed square size, against the cuBLAS `reference` names."""
     shown = [r for r in results if square_series(r, "gflops").sizes]
-    return tuple([square_series(r, key) for r in shown] for key in REFERENCES[reference][0])
+    gflops, cublas, pct = ([square_series(r, key) for r in shown]
+                           for key in REFERENCES[reference][0])
+    return gflops, cublas, pct
 
 

@@ -26,6 +26,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.artist import Artist
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
@@ -210,8 +211,8 @@ def pipeline_figure(p: Pipeline, mode: str):
                   color=ink)
         figure.text(0.5, 1 - 0.08 / total, title_words(p), ha="center", va="top",
                     fontsize=TITLE, color=ink, linespacing=1.3)
-        handles = [Patch(fc=FILLS[kind][0], alpha=FILLS[kind][1], label=label)
-                   for kind, label in task_words.items()]
+        handles: list[Artist] = [Patch(fc=FILLS[kind][0], alpha=FILLS[kind][1], label=label)
+                                 for kind, label in task_words.items()]
         handles += [Line2D([], [], color=ink, lw=2.2, ls=LINE_STYLES[name], label=label)
                     for name, label in barrier_words.items()]
         legend(figure, theme, handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.01),

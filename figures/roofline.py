@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.artist import Artist
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import Bbox
@@ -159,7 +160,7 @@ def roofline_data(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
         read.append(results.chapter_result_path(root, gpu, slug))
         result = results.load_chapter_result(root, gpu, slug, repo_root)
         entry = result.timed_at(size) if result else None
-        if entry is None:
+        if result is None or entry is None:
             continue
         point, files = chapter_point(repo_root, build, slug, entry["gflops"])
         points.append(point)
@@ -269,7 +270,7 @@ def roofline_figure(r: Roofline, mode: str):
         axes.set_ylabel("GFLOP/s", fontsize=TEXT)
         _ceilings(axes, r, x_range, ink)
 
-        texts = []
+        texts: list[Artist] = []  # what the labels keep off
         if r.theoretical_gflops is not None:
             texts.append(axes.annotate(
                 f"theoretical FMA peak {format_gflops(r.theoretical_gflops)}",
@@ -314,7 +315,7 @@ def roofline_figure(r: Roofline, mode: str):
             _ceilings(inset, r, x_range, ink)
             _dots(inset, near, "chapters-magnified")
             zoom = axes.indicate_inset_zoom(inset, edgecolor=ink, alpha=0.8, linewidth=0.8)
-            for line in zoom.connectors if hasattr(zoom, "connectors") else zoom[1]:
+            for line in zoom.connectors or ():
                 line.set_linewidth(0.6)
             figure.canvas.draw()
             _place_labels(figure, inset, near, [], ink)

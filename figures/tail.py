@@ -199,7 +199,7 @@ class TailRounds:
         return [i * self.sms // count for i in range(count)]
 
     @property
-    def span(self) -> int:
+    def span(self) -> float:
         """The longest panel, in the count's time."""
         return max(p.finish * p.step_time for p in self.panels)
 

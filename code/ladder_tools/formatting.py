@@ -71,7 +71,8 @@ def parse_size(text: str) -> tuple[int, int, int]:
     match = re.fullmatch(r"(\d+)x(\d+)x(\d+)", text)
     if not match:
         raise ResultsError(f"size {text!r} is neither N nor MxNxK")
-    return tuple(int(group) for group in match.groups())
+    m, n, k = (int(group) for group in match.groups())
+    return m, n, k
 
 
 def format_count(value: float) -> str:

@@ -97,10 +97,11 @@ def parse_model(text: str | None, count: int, resolve=None) -> list[float | None
     return values * count if len(values) == 1 else values
 
 
-def ncu_header(models: tuple[bool, bool]) -> tuple[list, list[str]]:
+def ncu_header(models: tuple[bool, bool]) -> tuple[list[str | tuple[str, int]], list[str]]:
     """The two header rows of the {ladder-ncu} table; ``models`` says whether
     the loads and the stores have a model column."""
-    top, bottom = ["", ""], ["chapter", "kernel"]
+    top: list[str | tuple[str, int]] = ["", ""]
+    bottom = ["chapter", "kernel"]
     for op, modelled in zip(("loads", "stores"), models, strict=True):
         names = ["instructions", "wavefronts", "wavefronts/instr."]
         if modelled:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
 from ladder_tools.sass_mix import demangle, run_cuobjdump  # the same cuobjdump and demangling
 
@@ -184,7 +185,7 @@ def _reservation_in_image(arch: str, image_shared: int) -> int:
 
 def parse_res_usage(text: str) -> list[dict]:
     """Per-function resources from the text of ``cuobjdump -res-usage``."""
-    kernels = []
+    kernels: list[dict[str, Any]] = []
     arch = "unknown"
     pending: str | None = None
     for line in text.splitlines():

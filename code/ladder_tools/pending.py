@@ -101,7 +101,8 @@ def problems(root: Path, results_root: Path | None = None) -> list[str]:
     root = Path(root)
     results_root = Path(results_root or root / "results")
     pending = read(root)
-    found, used = [], set()
+    found: list[str] = []
+    used: set[str] = set()
     for where, recorded in measurements(results_root):
         paths = changed(recorded, root)
         if paths is None:

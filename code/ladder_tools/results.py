@@ -265,7 +265,7 @@ def fastest_cublas_gflops(
     return max(rates) if rates else None
 
 
-def provenance_line(result: ChapterResult) -> str:
+def provenance_line(result: ChapterResult | RandomResult) -> str:
     """What a reader needs under a chapter's table: the GPU, the CUDA,
     cuBLAS and driver versions, and the date measured. The commit and the
     hashes of the inputs stay in the results file (see the appendix)."""

@@ -41,6 +41,7 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 # One instruction line of ``cuobjdump -sass``:
 #   /*0240*/   @!P1 LDS.128 R8, [R8+UR5] ;   /* 0x0000000508087984 */
@@ -153,17 +154,17 @@ def split_functions(sass: str) -> list[Function]:
     return functions
 
 
-def count(instructions: list[Instruction]) -> dict:
+def count(instructions: list[Instruction]) -> dict[str, Any]:
     """Opcode counts of a stretch of code."""
     by_opcode = Counter(ins.base for ins in instructions)
-    widths = {kind: Counter() for kind in MEMORY_KINDS.values()}
+    widths: dict[str, Counter[str]] = {kind: Counter() for kind in MEMORY_KINDS.values()}
     for ins in instructions:
         kind = MEMORY_KINDS.get(ins.base)
         if kind:
             widths[kind][str(memory_width(ins.opcode))] += 1
     total = len(instructions)
     ffma = by_opcode.get("FFMA", 0)
-    result = {
+    result: dict[str, Any] = {
         "instructions": total,
         "ffma": ffma,
         "ffma_share": ffma / total if total else 0.0,
@@ -228,7 +229,8 @@ def analyze_function(f: Function, inner_trips: int | None = None) -> dict:
     executes, with each inner-loop instruction counted ``inner_trips`` times.
     """
     ins = f.instructions
-    result = {"name": f.name, "mangled": f.mangled, "arch": f.arch, "kernel": count(ins)}
+    result: dict[str, Any] = {"name": f.name, "mangled": f.mangled, "arch": f.arch,
+                              "kernel": count(ins)}
     loop = find_k_loop(ins)
     if loop is None:
         result["loop"] = None

@@ -199,7 +199,11 @@ def resolve_value(
     request: ValueRequest, root: str | os.PathLike, repo_root: str | os.PathLike
 ) -> Value:
     """The formatted value a request names; NOT_MEASURED when there is none."""
+    # What the parser sets for each kind (ValueRequest): the key for all but
+    # "cublas", the size for "floor", "cublas" and "chapter", the slug for
+    # "fuzz" and "chapter".
     if request.kind == "baseline":
+        assert request.key is not None
         baseline = load_baseline(root, request.gpu)
         if request.key in BASELINE_DERIVED_KEYS:
             text = BASELINE_DERIVED_KEYS[request.key](baseline) if baseline else None
@@ -209,6 +213,7 @@ def resolve_value(
             return Value(NOT_MEASURED)
         return Value(BASELINE_KEYS[request.key](value))
     if request.kind == "floor":
+        assert request.key is not None and request.size is not None
         baseline = load_baseline(root, request.gpu)
         try:
             ms = FLOOR_KEYS[request.key](*request.size, baseline)
@@ -228,10 +233,12 @@ def resolve_value(
             format_count(value) if value >= 0 else f"−{format_count(-value)}")
         return Value(text, why_stale=provenance.staleness(tests, Path(repo_root)), path=path)
     if request.kind == "cublas":
+        assert request.size is not None
         rate = median_cublas_gflops(
             gpu_chapter_results(root, request.gpu, repo_root), request.size
         )
         return Value(NOT_MEASURED if rate is None else f"{format_gflops(rate)} GFLOP/s")
+    assert request.key is not None and request.size is not None and request.slug is not None
     result = load_chapter_result(root, request.gpu, request.slug, repo_root)
     entry = result.at(request.size) if result else None
     if entry is None:

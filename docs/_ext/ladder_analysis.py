@@ -110,7 +110,9 @@ code/ladder_tools (one module per topic), drawing in figures/.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -465,7 +467,7 @@ class BankgridDirective(_AnalysisDirective):
                                 self.lineno)
         # 32 cells across stay legible only near the natural width: a column
         # narrower than that (a phone) scrolls the figure sideways instead.
-        output[0]["classes"].append("ladder-scroll")
+        figure_of(output)["classes"].append("ladder-scroll")
         return output
 
 
@@ -483,6 +485,11 @@ class _ConstantsFigureDirective(_AnalysisDirective):
 
     required_arguments = 1
     has_content = True
+    # What a subclass gives (static methods, mostly the figure module's own).
+    load: Callable[[Path, Path, str], tuple[Any, list[Path]]]
+    draw: Callable[[Any, str], bytes]
+    alt: Callable[[Any], str]
+    default_caption: Callable[[str], str]
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
@@ -556,14 +563,15 @@ class FragmentsDirective(_AnalysisDirective):
                                     self.state, self.lineno)
             # 17 cells across, each with a register's name in its corner: a
             # phone scrolls the figure rather than shrink those to 6 px.
-            output[0]["classes"].append("ladder-scroll")
+            figure_of(output)["classes"].append("ladder-scroll")
             return output
         grids = fragments_figure.load_grids(report)
         output = natural_figure(lambda mode: fragments_figure.draw_loads(grids, mode),
                                 bankgrid_figure.alt_text(grids),
                                 caption or "The fragment loads in banks, one row per wavefront.",
                                 self.state, self.lineno)
-        output[0]["classes"].append("ladder-scroll")  # as {ladder-bankgrid}: 32 cells across
+        # As {ladder-bankgrid}: 32 cells across.
+        figure_of(output)["classes"].append("ladder-scroll")
         return output
 
 
@@ -598,6 +606,13 @@ class RooflineDirective(_AnalysisDirective):
             f" Stale: {', '.join(stale)}." if stale else "")
         return natural_figure(lambda mode: roofline_figure.draw_roofline(found, mode),
                               roofline_figure.alt_text(found), caption, self.state, self.lineno)
+
+
+def figure_of(output: list[nodes.Node]) -> nodes.figure:
+    """The figure that natural_figure's output starts with."""
+    node = output[0]
+    assert isinstance(node, nodes.figure)
+    return node
 
 
 def natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[nodes.Node]:
@@ -703,8 +718,20 @@ class _SizeFigureDirective(_AnalysisDirective):
     has_content = True
     option_spec = {"size": directives.positive_int, "gpu": directives.unchanged}
 
+    # How a subclass draws its data (static methods of the figure module).
+    draw: Callable[[Any, str], bytes]
+    alt: Callable[[Any], str]
+
     def load(self, slug: str, size: int, gpu: str):
         """(the figure's data or None, the files read, the result used)."""
+        raise NotImplementedError
+
+    def missing(self, slug: str, gpu: str) -> str:
+        """What the page says where the GPU has no result to draw from."""
+        raise NotImplementedError
+
+    def default_caption(self, slug: str, found) -> str:
+        """The caption when the directive's body is empty."""
         raise NotImplementedError
 
     def render(self) -> list[nodes.Node]:
@@ -792,8 +819,8 @@ class TailRoundsDirective(_AnalysisDirective):
                                 caption, self.state, self.lineno)
         # Shrunk to a phone's column its text would be 7 px high: a phone
         # has a narrow drawing of its own.
-        with_phone_drawing(output[0], lambda mode: tail_figure.draw_tail_rounds(found, mode, True),
-                           alt)
+        with_phone_drawing(figure_of(output),
+                           lambda mode: tail_figure.draw_tail_rounds(found, mode, True), alt)
         return output
 
 
@@ -967,8 +994,8 @@ class IssueDirective(_AnalysisDirective):
         for gpu in results.gpu_folders(self.results_root):
             self.track(issue_path(self.results_root, gpu))
             issue = load_issue(self.results_root, gpu)
-            entry = (issue or {}).get("chapters", {}).get(slug)
-            if not isinstance(entry, dict):
+            entry = issue.get("chapters", {}).get(slug) if issue else None
+            if issue is None or not isinstance(entry, dict):
                 continue
             pair = issue_kernels(entry)
             if pair is None:

@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.util import logging
+
+if TYPE_CHECKING:
+    from sphinx.config import Config
+    from sphinx.environment import BuildEnvironment
 
 import ladder_nodes
 from ladder_tools import binaries, results
@@ -44,6 +49,12 @@ STALE_LABEL = "stale-results"
 
 class LadderMixin:
     """Paths and bookkeeping for a directive or role of the extension."""
+
+    if TYPE_CHECKING:  # what the SphinxDirective or SphinxRole beside it gives
+        env: BuildEnvironment
+        config: Config
+
+        def get_location(self) -> str: ...
 
     @property
     def repo_root(self) -> Path:
@@ -75,14 +86,16 @@ class LadderMixin:
 
     def note_stale(self, result: results.ChapterResult) -> None:
         """record_stale for a stale chapter result."""
+        assert result.stale is not None, "note_stale is for a stale result"
         self.record_stale(result.gpu, result.data["chapter"], result.path, result.stale)
 
 
-def _append_appendix_link(env, node: nodes.Element, label: str, text: str) -> None:
-    """Ends ``node`` with "The appendix says <text>.", ``text`` a link to the
-    appendix's section ``label``. A build without the appendix page (a
-    scratch page) gets the sentence without the link; a book whose appendix
-    has lost the label fails on the unresolved link."""
+def _append_appendix_link(env, node: nodes.Node, label: str, text: str) -> None:
+    """Ends ``node`` (a paragraph) with "The appendix says <text>.", ``text``
+    a link to the appendix's section ``label``. A build without the appendix
+    page (a scratch page) gets the sentence without the link; a book whose
+    appendix has lost the label fails on the unresolved link."""
+    assert isinstance(node, nodes.Element)
     node += nodes.Text(" The appendix says ")
     if APPENDIX in env.found_docs:
         node += addnodes.pending_xref(
