@@ -22,8 +22,10 @@ that passes, it holds nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import provenance, results, results_check
 
@@ -59,7 +61,7 @@ def read(root: Path) -> Pending:
     return pending
 
 
-def measurements(results_root: Path):
+def measurements(results_root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """(where, provenance) of everything under results/ that records what it
     was built from: chapter results, sweeps, the transpose, the GPU tests'
     summary, the random problems' file, and each entry of the files that

@@ -102,7 +102,8 @@ def small_blocks_per_sm(binary: Path, variant: dict) -> tuple[int, dict]:
     return occ["blocks_per_sm"], small[0]
 
 
-def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU):
+def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
+             ) -> tuple[TailGpu | None, list[Path], results.ChapterResult | None]:
     """The TailGpu of ``gpu``, the files read, and the 13-tail result (None
     when the GPU has none: then the SMs come from another chapter's result of
     the GPU, and Big's blocks per SM are computed like Small's). None for

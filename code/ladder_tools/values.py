@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ladder_tools import provenance
 from ladder_tools.formatting import (
@@ -40,7 +42,7 @@ from ladder_tools.results import (
 NOT_MEASURED = "(not measured)"
 
 #: The values of one chapter at one size that a page may quote.
-CHAPTER_KEYS = {
+CHAPTER_KEYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "time_ms": lambda e: f"{format_ms(e['time_ms']['median'])} ms",
     "cublas_time_ms": lambda e: f"{format_ms(e['cublas_time_ms']['median'])} ms",
     "gflops": lambda e: f"{format_gflops(e['gflops'])} GFLOP/s",
