@@ -237,3 +237,21 @@ def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path)
     assert ("03-flat-block" in found) == ("03-flat-block" in fresh)
     assert measure.changed_chapters(ROOT, tmp_path / "no-such-gpu", chapters) == [
         *chapters, measure.TRANSPOSE, measure.RANDOM]
+
+
+def test_the_commands_need_only_the_standard_library():
+    """The measure and sweep commands run on a bare GPU machine, with python3
+    and nothing installed (README: measure on your own GPU): run without
+    site-packages (-S) from code/, they and every module of ladder_tools
+    import."""
+    modules = sorted(p.stem for p in (ROOT / "code" / "ladder_tools").glob("*.py"))
+    program = "import measure, sweep\n" + "".join(
+        f"import ladder_tools.{name}\n" for name in modules if name != "__init__")
+    done = subprocess.run([sys.executable, "-S", "-E", "-s", "-c", program],
+                          cwd=ROOT / "code", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for command in ("measure.py", "sweep.py"):
+        done = subprocess.run([sys.executable, "-S", "-E", "-s", str(ROOT / "code" / command),
+                               "--help"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "usage:" in done.stdout
