@@ -7,9 +7,10 @@
 1. Creates a virtual environment at <build-dir>/venv, if absent, and
    installs docs/requirements.txt into it, with the repository's own Python
    code (pyproject.toml: ladder_tools, figures, the Sphinx extensions) in
-   editable mode; installs again only when one of those two files has
-   changed since (a stamp in the environment records their hash). With
-   --python, that interpreter is used instead and nothing is installed.
+   editable mode; installs again only when one of those two files, or the
+   checkout's folder, has changed since (a stamp in the environment records
+   their hash). With --python, that interpreter is used instead and nothing
+   is installed.
 2. Runs Doxygen over chapters/*/kernel.cuh and code/include/ladder/*.hpp,
    *.cuh: XML into <build-dir>/book/doxygen/xml, warnings into
    <build-dir>/book/doxygen-warnings.log (printed when there are any).
@@ -59,9 +60,10 @@ def venv_python(env_dir: Path) -> Path:
 
 
 def environment_hash() -> str:
-    """What the environment is made from: docs/requirements.txt and
-    pyproject.toml, hashed together (a change to either installs again)."""
-    digest = hashlib.sha256()
+    """What the environment is made from: docs/requirements.txt,
+    pyproject.toml and the checkout the editable install points at, hashed
+    together (a change to any of them installs again)."""
+    digest = hashlib.sha256(str(REPO).encode())
     for path in (REQUIREMENTS, PROJECT):
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
