@@ -13,11 +13,11 @@ from typing import Any
 
 import matplotlib
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # before pyplot is imported: the backend is chosen first
 
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.ticker import FuncFormatter  # noqa: E402
-from matplotlib.typing import RcKeyType  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
+from matplotlib.typing import RcKeyType
 
 #: The page modes, each with its text, axis and grid colours.
 THEMES = {
