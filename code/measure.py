@@ -48,7 +48,6 @@ import dataclasses
 import functools
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -58,8 +57,8 @@ import time
 from pathlib import Path
 
 from ladder_tools import pending, provenance, random_problems, results_check
-from ladder_tools.process import run
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
+from ladder_tools.process import run
 from ladder_tools.results import TIME_BUDGET_S
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -246,7 +245,8 @@ def ctest_summary(returncode: int, stdout: str) -> dict:
     (on a GPU no GPU test skips; one that does has not tested anything)."""
     lines = stdout.splitlines()
     summary = [line for line in lines if "tests passed" in line]
-    failed, skipped = [], []
+    failed: list[str] = []
+    skipped: list[str] = []
     for line in lines:
         # One progress line per test: " 3/17 Test  #3: gpu.03-flat-block ....   Passed    1.20 sec"
         # (or ***Failed, ***Skipped, ***Timeout, ***Exception: ..., ***Not Run).
@@ -655,8 +655,8 @@ def main() -> int:
         say("running compute-sanitizer (memcheck, racecheck, synccheck), 4 chapters at a time")
         small = {p.name: smallest_accepted(p) for p in programs}
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            jobs = {p.name: pool.submit(sanitize, p.command, sanitizer_sizes(p, small[p.name]))
-                    for p in programs if small[p.name]}
+            jobs = {p.name: pool.submit(sanitize, p.command, sanitizer_sizes(p, smallest))
+                    for p in programs if (smallest := small[p.name])}
             if (build_dir / "bin" / "transpose").exists() and transpose:
                 jobs["transpose"] = pool.submit(sanitize, (str(build_dir / "bin" / "transpose"),),
                                                 ["33x65"])
@@ -691,6 +691,7 @@ def main() -> int:
     elif transpose_json.exists():
         first = json.loads(transpose_json.read_text())["provenance"]
     else:
+        assert random is not None, "no chapter, transpose or random problems were measured"
         first = next(iter(random["chapters"].values()))["provenance"]
     print_table(chapters, capped(sizes, limit))
     if random is not None:
@@ -700,25 +701,26 @@ def main() -> int:
     declared = results_check.declared_binaries(ROOT)
     expected = (declared if not args.chapters else
                 [name for c in args.chapters for name in binaries_of(c, declared)])
-    problems = refusal(tests, status, chapters, expected, sanitizer,
+    refusals = refusal(tests, status, chapters, expected, sanitizer,
                        expected if sanitizer else [], random)
     if drawn and random is None:
-        problems.append("no final kernel wrote a result on the random problems")
+        refusals.append("no final kernel wrote a result on the random problems")
     if args.quick:
         # The GPU tests did not run, and the sizes stop at QUICK_LIMIT: a
         # first look, not results the book can show.
-        for problem in problems:
-            print(f"measure: {problem}")
+        for reason in refusals:
+            print(f"measure: {reason}")
         say(f"--quick writes nothing to results/; this run's files are in {staging}")
-        return 1 if problems else 0
-    if problems:
+        return 1 if refusals else 0
+    if refusals:
         print()
-        for problem in problems:
-            print(f"measure: {problem}")
+        for reason in refusals:
+            print(f"measure: {reason}")
         slug = first.get("gpu_slug", "<gpu>")
-        print(f"measure: refusing to write results/{slug}/: {len(problems)} check(s) failed "
+        print(f"measure: refusing to write results/{slug}/: {len(refusals)} check(s) failed "
               f"(listed above); this run's files are in {staging}")
         return 1
+    assert tests is not None  # a run that is not --quick ran the GPU tests
 
     # The GPU's slug comes from what the binaries recorded, so the folder
     # name and the files inside it can never disagree.
@@ -746,7 +748,8 @@ def main() -> int:
     for source in sorted({*every_main_file, TRANSPOSE_SOURCE}):
         tested.update(inputs_of(source))
     tested.update(provenance.hash_files(FUZZ_SOURCES))
-    write_json(target / "gpu-tests.json", {**common, **tests, "inputs": dict(sorted(tested.items()))})
+    write_json(target / "gpu-tests.json",
+               {**common, **tests, "inputs": dict(sorted(tested.items()))})
     if sanitizer:
         merge_write(target / "sanitizer.json", common, "chapters", sanitizer, sources)
     if counters:
@@ -757,8 +760,8 @@ def main() -> int:
                     sources)
     say(f"wrote {target.relative_to(ROOT)}")
     # What tests/pending_measurement.txt still says, and no longer needs to.
-    for problem in pending.problems(ROOT):
-        say(problem)
+    for unexplained in pending.problems(ROOT):
+        say(unexplained)
     return 0
 
 

@@ -5,9 +5,12 @@
     python3 docs/build_book.py --env-only [--build-dir build]
 
 1. Creates a virtual environment at <build-dir>/venv, if absent, and
-   installs docs/requirements.txt into it; installs again only when that
-   file has changed since (a stamp in the environment records its hash).
-   With --python, that interpreter is used instead and nothing is installed.
+   installs docs/requirements.txt into it, with the repository's own Python
+   code (pyproject.toml: ladder_tools, figures, the Sphinx extensions) in
+   editable mode; installs again only when one of those two files, or the
+   checkout's folder, has changed since (a stamp in the environment records
+   their hash). With --python, that interpreter is used instead and nothing
+   is installed.
 2. Runs Doxygen over chapters/*/kernel.cuh and code/include/ladder/*.hpp,
    *.cuh: XML into <build-dir>/book/doxygen/xml, warnings into
    <build-dir>/book/doxygen-warnings.log (printed when there are any).
@@ -41,6 +44,8 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 REQUIREMENTS = DOCS / "requirements.txt"
+#: The repository's own distribution (installed in editable mode).
+PROJECT = REPO / "pyproject.toml"
 STAMP_NAME = "ladder-requirements.sha256"
 #: What a successful render read (inputs_record), in <build-dir>/book.
 INPUTS_NAME = "ladder-inputs.json"
@@ -54,9 +59,20 @@ def venv_python(env_dir: Path) -> Path:
     return env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def environment_hash() -> str:
+    """What the environment is made from: docs/requirements.txt,
+    pyproject.toml and the checkout the editable install points at, hashed
+    together (a change to any of them installs again)."""
+    digest = hashlib.sha256(str(REPO).encode())
+    for path in (REQUIREMENTS, PROJECT):
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def ensure_environment(env_dir: Path) -> Path:
-    """The environment's interpreter, with docs/requirements.txt installed."""
-    wanted = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+    """The environment's interpreter, with docs/requirements.txt and the
+    repository's own distribution (editable) installed."""
+    wanted = environment_hash()
     stamp = env_dir / STAMP_NAME
     python = venv_python(env_dir)
     if python.exists() and stamp.is_file() and stamp.read_text().strip() == wanted:
@@ -64,13 +80,16 @@ def ensure_environment(env_dir: Path) -> Path:
     if not python.exists():
         log(f"creating a virtual environment in {env_dir}")
         venv.EnvBuilder(with_pip=True).create(env_dir)
-    log(f"installing {REQUIREMENTS.relative_to(REPO)} into {env_dir}")
+    log(f"installing {REQUIREMENTS.relative_to(REPO)} and this repository's "
+        f"{PROJECT.name} (editable) into {env_dir}")
     # --no-compile: Python compiles the modules that are imported when they
     # are first imported (the build and the tests use a small part of them),
     # not every module of every package now; that halves the install.
+    # Editable (-e): the environment imports the checkout's files themselves,
+    # so an edit needs no reinstall; only a change to pyproject.toml does.
     subprocess.run(
         [str(python), "-m", "pip", "install", "--disable-pip-version-check",
-         "--quiet", "--no-compile", "-r", str(REQUIREMENTS)],
+         "--quiet", "--no-compile", "-r", str(REQUIREMENTS), "-e", str(REPO)],
         check=True,
     )
     stamp.write_text(wanted + "\n")
@@ -204,8 +223,9 @@ def main() -> int:
     parser.add_argument("--results-dir", type=Path,
                         help="read results from here instead of results/ (sets LADDER_RESULTS_DIR)")
     parser.add_argument("--python", type=Path,
-                        help="an interpreter that already has docs/requirements.txt; "
-                             "no virtual environment is made")
+                        help="an interpreter that already has docs/requirements.txt and "
+                             "this repository installed (pip install -e .); no virtual "
+                             "environment is made")
     parser.add_argument("--doxygen", default="doxygen", help="the Doxygen program")
     parser.add_argument("--fail-on-stale", action="store_true",
                         help="a stale result is an error, not only a mark on its page")
@@ -231,7 +251,7 @@ def main() -> int:
         try:
             ensure_environment(args.build_dir.resolve() / "venv")
         except subprocess.CalledProcessError:
-            log("failed: could not install docs/requirements.txt")
+            log("failed: could not install docs/requirements.txt and pyproject.toml")
             return 1
         return 0
 

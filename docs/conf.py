@@ -6,18 +6,17 @@ sit beside their kernels in chapters/NN-slug/chapter.md, the book-level pages
 (index, preface, glossary, appendix) here in docs/. The pages in docs/ are
 served as if they were at the root (docs/preface.md is the page ``preface``),
 so that index.html is at the top of the output and the chapters sit under
-chapters/ (docs/_ext/book_layout.py). Build it with docs/build_book.py (or the CMake target ``book``),
-which runs Doxygen first and passes its XML folder in $LADDER_DOXYGEN_XML.
+chapters/ (docs/_ext/book_layout.py). Build it with docs/build_book.py (or the
+CMake target ``book``), which runs Doxygen first and passes its XML folder in
+$LADDER_DOXYGEN_XML.
 """
 
 import os
-import sys
 from importlib import metadata
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
-sys.path.insert(0, str(DOCS / "_ext"))
 
 project = "The SGEMM Ladder"
 author = "The SGEMM Ladder authors"
@@ -28,6 +27,8 @@ extensions = [
     "breathe",
     "sphinx_copybutton",
     "sphinx_design",
+    # The book's own (docs/_ext), installed with this repository's
+    # distribution (pyproject.toml) in the book's environment.
     "book_layout",
     "ladder_results",
     "ladder_analysis",

@@ -95,17 +95,20 @@ def accuracy_points(named: list[tuple[str, results.ChapterResult | None]],
     for slug, result in named:
         entry = result.timed_at(size) if result is not None else None
         errors = _errors(entry, "kernel") if entry is not None else None
-        if errors is None:
+        if result is None or entry is None or errors is None:
             missing.append(slug)
             continue
         points.append(Point(result.label, entry["gflops"] / 1e3, errors))
         if cublas_from is None:
             found = [(label, entry.get(rate), _errors(entry, method))
                      for label, rate, method in CUBLAS]
-            if all(isinstance(r, (int, float)) and e is not None for _, r, e in found):
-                cublas = [Point(label, r / 1e3, e) for label, r, e in found]
+            both = [Point(label, r / 1e3, e) for label, r, e in found
+                    if isinstance(r, (int, float)) and e is not None]
+            if len(both) == len(found):
+                cublas = both
                 cublas_from = result.label
-    return Accuracy(gpu, tuple(size), cublas + points, cublas_from, missing)
+    m, n, k = size
+    return Accuracy(gpu, (m, n, k), cublas + points, cublas_from, missing)
 
 
 def accuracy_data(repo_root: str | os.PathLike, slugs: list[str],
@@ -171,11 +174,11 @@ def accuracy_figure(data: Accuracy, mode: str):
         colour = GPU_COLOURS[index % len(GPU_COLOURS)]
         shape = SHAPES[index % len(SHAPES)]
         for distribution in DISTRIBUTIONS:
-            value = point.error[distribution]
-            if value is None:
+            error = point.error[distribution]
+            if error is None:
                 continue
             filled = FILLED[distribution]
-            axes.plot([point.tflops], [value], linestyle="none", marker=shape,
+            axes.plot([point.tflops], [error], linestyle="none", marker=shape,
                       markersize=MARKER_SIZE if filled else HOLLOW_SIZE,
                       markeredgewidth=1.5, color=colour,
                       markerfacecolor=colour if filled else "none",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Rectangle
 
 from figures.style import GPU_COLOURS, RC, THEMES, svg
@@ -230,7 +231,7 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     figure = plt.figure(figsize=(width, height))
     figure.set_gid("bankgrid")
     top = height - KEY_ROOM
-    for index, (grid, room) in enumerate(zip(grids, heights)):
+    for index, (grid, room) in enumerate(zip(grids, heights, strict=True)):
         bottom = top - room + TICK_ROOM
         _panel(figure, grid, (LEFT / width, bottom / height, BANKS * cell / width,
                               grid.rows * cell / height), cell, index, theme, phase_labels)
@@ -238,6 +239,7 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     # The key: a swatch of each colour and its words, one after the other.
     y = (height - KEY_ROOM / 2) / height
     x = LEFT / width
+    assert isinstance(figure.canvas, FigureCanvasAgg)  # the backend style.py chooses
     renderer = figure.canvas.get_renderer()
     for colour, words in ((CONFLICT_COLOUR, "bank asked for two or more words: a conflict"),
                           (FREE_COLOUR, "bank asked for one word")):

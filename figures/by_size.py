@@ -59,12 +59,12 @@ def _plot_sizes(axes, sizes: list[int], values: list[float], colour: str, label:
                 **line) -> None:
     """One series: a line through the sizes on the series, open markers
     (unlabelled in the legend) at the others."""
-    joined = [(s, v) for s, v in zip(sizes, values) if on_series(s)]
-    apart = [(s, v) for s, v in zip(sizes, values) if not on_series(s)]
+    joined = [(s, v) for s, v in zip(sizes, values, strict=True) if on_series(s)]
+    apart = [(s, v) for s, v in zip(sizes, values, strict=True) if not on_series(s)]
     if joined:
-        axes.plot(*zip(*joined), color=colour, label=label, **line)
+        axes.plot(*zip(*joined, strict=True), color=colour, label=label, **line)
     if apart and line.get("marker"):
-        axes.plot(*zip(*apart), linestyle="none", marker="o", markerfacecolor="none",
+        axes.plot(*zip(*apart, strict=True), linestyle="none", marker="o", markerfacecolor="none",
                   markeredgewidth=1.5, color=colour)
 
 
@@ -95,7 +95,7 @@ def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series]
         figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4))
     all_sizes = sorted({size for series in gflops for size in series.sizes})
     apart = [size for size in all_sizes if not on_series(size)]
-    for index, (kernel, library, share) in enumerate(zip(gflops, cublas, pct)):
+    for index, (kernel, library, share) in enumerate(zip(gflops, cublas, pct, strict=True)):
         colour = GPU_COLOURS[index % len(GPU_COLOURS)]
         _plot_sizes(left, kernel.sizes, kernel.values, colour, kernel.label, marker="o")
         _plot_sizes(left, library.sizes, library.values, colour, f"{name}, {library.label}",
@@ -149,6 +149,8 @@ def by_size_series(results: list[ChapterResult], reference: str = "sgemm"
     """The GFLOP/s, cuBLAS GFLOP/s and % of cuBLAS series of every result
     that has a timed square size, against the cuBLAS `reference` names."""
     shown = [r for r in results if square_series(r, "gflops").sizes]
-    return tuple([square_series(r, key) for r in shown] for key in REFERENCES[reference][0])
+    gflops, cublas, pct = ([square_series(r, key) for r in shown]
+                           for key in REFERENCES[reference][0])
+    return gflops, cublas, pct
 
 

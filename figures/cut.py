@@ -148,7 +148,7 @@ def cut_figure(c: Cut, mode: str):
         figure, panels = plt.subplots(2, 1, figsize=(FIGURE_WIDTH, 5.4), sharex=True)
         figure.set_gid(f"cut-{c.chapter}-{c.size}")
         figure.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.11, hspace=0.55)
-        for axes, plan in zip(panels, (c.uncut, c.cut)):
+        for axes, plan in zip(panels, (c.uncut, c.cut), strict=True):
             axes.set_gid(f"cut-{plan.label}")
             axes.set_xlim(0, span * 1.02)
             axes.set_ylim(0, c.sms)

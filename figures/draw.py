@@ -1,24 +1,29 @@
 #!/usr/bin/env python3
 """Draws one of the book's figures from the command line, as SVG.
 
-    python3 figures/draw.py sizes 12-final --out sizes.svg
-    python3 figures/draw.py ladder --out ladder.svg
-    python3 figures/draw.py mix --out mix.svg
-    python3 figures/draw.py bankmap transpose.32x32.tile-read --out bank.svg
-    python3 figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
-    python3 figures/draw.py bankgrid ch09.a-store ch10.a-store --titles "unpadded; padded" --out grid.svg
-    python3 figures/draw.py sweep 09-autotuning --out sweep.svg
-    python3 figures/draw.py tiling 12-final --out tiling.svg
-    python3 figures/draw.py roofline --out roofline.svg
-    python3 figures/draw.py stages 11-double-buffering --out stages.svg
-    python3 figures/draw.py pipeline 16-wgmma --out pipeline.svg
-    python3 figures/draw.py rounds 12-final --size 3072 --out rounds.svg
-    python3 figures/draw.py cut --size 1536 --out cut.svg
-    python3 figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
-    python3 figures/draw.py fragments --show tiles --out fragments.svg
-    python3 figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
-    python3 figures/draw.py accuracy 14-tf32 15-3xtf32 15-3xtf32-in-core --out accuracy.svg
-    python3 figures/draw.py tail-map --out map.svg
+    python figures/draw.py sizes 12-final --out sizes.svg
+    python figures/draw.py ladder --out ladder.svg
+    python figures/draw.py mix --out mix.svg
+    python figures/draw.py bankmap transpose.32x32.tile-read --out bank.svg
+    python figures/draw.py bankmap --stride 33 --width 4 --out bank.svg
+    python figures/draw.py bankgrid ch09.a-store ch10.a-store --titles "unpadded; padded" \
+        --out grid.svg
+    python figures/draw.py sweep 09-autotuning --out sweep.svg
+    python figures/draw.py tiling 12-final --out tiling.svg
+    python figures/draw.py roofline --out roofline.svg
+    python figures/draw.py stages 11-double-buffering --out stages.svg
+    python figures/draw.py pipeline 16-wgmma --out pipeline.svg
+    python figures/draw.py rounds 12-final --size 3072 --out rounds.svg
+    python figures/draw.py cut --size 1536 --out cut.svg
+    python figures/draw.py warp-access 01-naive 02-coalescing --out warp.svg
+    python figures/draw.py fragments --show tiles --out fragments.svg
+    python figures/draw.py tail-rounds 3072 --schemes tiles split-k stream-k --out tail.svg
+    python figures/draw.py accuracy 14-tf32 15-3xtf32 15-3xtf32-in-core --out accuracy.svg
+    python figures/draw.py tail-map --out map.svg
+
+`python` is the book's environment's, build/venv/bin/python (or run
+python -m figures.draw ...): it has matplotlib, and this repository's
+packages (figures, ladder_tools) installed (pyproject.toml).
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -32,24 +37,32 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
+from figures import (
+    accuracy,
+    bankgrid,
+    bankmap,
+    by_size,
+    cut,
+    fragments,
+    ladder,
+    mix,
+    pipeline,
+    roofline,
+    rounds,
+    stages,
+    sweep,
+    tail,
+    tail_map,
+    tiling,
+    warp_access,
+)
+from ladder_tools import binaries, results, sweep_results, tailplan
+from ladder_tools.bankmap import run_bankmap
+from ladder_tools.formatting import parse_size
+from ladder_tools.fragmap import run_fragmap
+from ladder_tools.warpmap import chapter_accesses
 
-from figures import accuracy  # noqa: E402
-from figures import bankgrid  # noqa: E402
-from figures import cut  # noqa: E402
-from figures import fragments  # noqa: E402
-from figures import pipeline  # noqa: E402
-from figures import tail  # noqa: E402
-from figures import tail_map  # noqa: E402
-from figures import warp_access  # noqa: E402
-from figures import (bankmap, by_size, ladder, mix, roofline, rounds, stages, sweep,  # noqa: E402
-                     tiling)
-from ladder_tools import binaries, results, sweep_results, tailplan  # noqa: E402
-from ladder_tools.bankmap import run_bankmap  # noqa: E402
-from ladder_tools.formatting import parse_size  # noqa: E402
-from ladder_tools.fragmap import run_fragmap  # noqa: E402
-from ladder_tools.warpmap import chapter_accesses  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def draw_sizes(args, mode: str) -> bytes:
@@ -93,8 +106,9 @@ def draw_bankgrid(args, mode: str) -> bytes:
     if len(titles) != len(args.accesses):
         sys.exit(f"draw: --titles has {len(titles)} titles for {len(args.accesses)} accesses")
     tool = binaries.require_binary(binaries.build_dir(ROOT), "bankmap")
-    return bankgrid.draw_bankgrid([bankgrid.bank_grid(run_bankmap(tool, name), title)
-                                   for name, title in zip(args.accesses, titles)], mode)
+    grids = [bankgrid.bank_grid(run_bankmap(tool, name), title)
+             for name, title in zip(args.accesses, titles, strict=True)]
+    return bankgrid.draw_bankgrid(grids, mode)
 
 
 def draw_sweep(args, mode: str) -> bytes:

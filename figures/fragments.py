@@ -18,6 +18,7 @@ computed by chapter 14's own functions. Two drawings:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
@@ -105,7 +106,7 @@ class Tile:
 def _blocks(bounds: list[int], length: int) -> list[int]:
     """``bounds`` when every block they make is at least two cells long, else none."""
     edges = [0, *bounds, length]
-    return bounds if all(b - a >= 2 for a, b in zip(edges, edges[1:])) else []
+    return bounds if all(b - a >= 2 for a, b in pairwise(edges)) else []
 
 
 def fragment_tiles(report: dict) -> list[Tile]:
@@ -219,7 +220,8 @@ def fragments_figure(tiles: list[Tile], mode: str):
         figure.patches.append(patch)
         figure.text((x + swatch + 0.04) / WIDTH, 1 - (y + swatch / 2) / height, str(g),
                     ha="left", va="center", fontsize=SMALL, color=ink, gid="key-text")
-    notes = ["large: the lane", "corner: its register", "thick lines: where the", "register changes"]
+    notes = ["large: the lane", "corner: its register", "thick lines: where the",
+             "register changes"]
     for i, note in enumerate(notes):
         y = key_top + 0.4 + 2.4 * cell + i * 0.19
         figure.text(LEFT / WIDTH, 1 - y / height, note, ha="left", va="top", fontsize=SMALL,

@@ -281,7 +281,9 @@ def handshake_figure(h: Handshake, mode: str):
         for (x0, x1), words in heads:
             axes.text((x0 + x1) / 2, -0.3, words, ha="center", va="bottom", fontsize=TEXT,
                       color=ink, linespacing=1.15, gid="lane-head")
-        lanes = dict(zip([f"consumer-{i + 1}" for i in range(h.consumers)], CONSUMER_LANES))
+        # As many lanes as the kernel has consumers (CONSUMER_LANES has room for more).
+        names = [f"consumer-{i + 1}" for i in range(h.consumers)]
+        lanes = dict(zip(names, CONSUMER_LANES, strict=False))
         lanes["producer"] = PRODUCER
         pad = 0.1
         # Each lane's line runs between its work, not through the boxes' words

@@ -98,12 +98,12 @@ def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars],
     ``across``: the bars lie along the GFLOP/s axis, the first chapter on
     top (the phone's drawing)."""
     width = 0.8 / max(1, len(bars))
-    tops = []
+    tops: list[float] = []
     for index, gpu in enumerate(bars):
         colour = GPU_COLOURS[index % len(GPU_COLOURS)]
         offset = (index - (len(bars) - 1) / 2) * width
-        shown = [(place, gpu.gflops[c]) for place, c in enumerate(chapters)
-                 if gpu.gflops[c] is not None]
+        shown = [(place, rate) for place, c in enumerate(chapters)
+                 if (rate := gpu.gflops[c]) is not None]
         if shown:
             draw = axes.barh if across else axes.bar
             draw([place + offset for place, _ in shown], [v for _, v in shown], width,
@@ -161,9 +161,10 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str,
         panels = [[row[0] for row in column]]
     else:
         ratios = [len(parts[part]) + 1.2 for part in shown]
-        figure, panels = plt.subplots(1, len(shown), figsize=(9, 4), squeeze=False,
-                                      gridspec_kw={"width_ratios": ratios})
-    for axes, part in zip(panels[0], shown):
+        figure, row = plt.subplots(1, len(shown), figsize=(9, 4), squeeze=False,
+                                   gridspec_kw={"width_ratios": ratios})
+        panels = [list(row[0])]
+    for axes, part in zip(panels[0], shown, strict=True):
         _panel(axes, parts[part], chapter_labels, bars, part, theme, across=stacked)
         if len(shown) > 1:
             axes.set_title(PART_TITLES[part], fontsize="medium", color=theme["ink"])
@@ -174,7 +175,7 @@ def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str,
     # One legend for both panels: each GPU's bars and every line, once.
     handles, names = {}, []
     for axes in panels[0]:
-        for handle, name in zip(*axes.get_legend_handles_labels()):
+        for handle, name in zip(*axes.get_legend_handles_labels(), strict=True):
             if name not in handles:
                 handles[name] = handle
                 names.append(name)

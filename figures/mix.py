@@ -69,8 +69,8 @@ def mix_figure(bars: list[MixBar], mode: str, stacked: bool = False):
     for family, colour in MIX_COLOURS.items():
         widths = [bar.families.get(family, 0) for bar in bars]
         axes.barh(positions, widths, left=left, color=colour, label=family, height=0.7)
-        left = [a + b for a, b in zip(left, widths)]
-    for position, total, bar in zip(positions, left, bars):
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    for position, total, bar in zip(positions, left, bars, strict=True):
         share = 100 * bar.families.get("FFMA", 0) / total if total else 0
         axes.text(total, position, f"  {total} ({share:.0f}% FFMA)", va="center",
                   fontsize="small", color=theme["ink"])

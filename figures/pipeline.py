@@ -22,9 +22,11 @@ a timing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.artist import Artist
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
@@ -181,7 +183,7 @@ def pipeline_figure(p: Pipeline, mode: str):
         figure, axes, height, total, top = (drawn.figure, drawn.axes, drawn.height,
                                             drawn.total, drawn.top)
         # Each task and the one after it on the same step (copy, multiply).
-        following = {a: b for a, b in zip(tasks, tasks[1:])
+        following = {a: b for a, b in pairwise(tasks)
                      if a.step == b.step and a.kind != "mma"}
         for task in tasks:
             colour, alpha = FILLS[task.kind]
@@ -209,8 +211,8 @@ def pipeline_figure(p: Pipeline, mode: str):
                   color=ink)
         figure.text(0.5, 1 - 0.08 / total, title_words(p), ha="center", va="top",
                     fontsize=TITLE, color=ink, linespacing=1.3)
-        handles = [Patch(fc=FILLS[kind][0], alpha=FILLS[kind][1], label=label)
-                   for kind, label in task_words.items()]
+        handles: list[Artist] = [Patch(fc=FILLS[kind][0], alpha=FILLS[kind][1], label=label)
+                                 for kind, label in task_words.items()]
         handles += [Line2D([], [], color=ink, lw=2.2, ls=LINE_STYLES[name], label=label)
                     for name, label in barrier_words.items()]
         legend(figure, theme, handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.01),

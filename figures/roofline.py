@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.artist import Artist
 from matplotlib.text import Text
-from matplotlib.transforms import Bbox
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.transforms import Bbox
 
 from figures.ladder import part_of
 from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
@@ -120,7 +121,8 @@ def tile_intensity(constants: dict, source: str = "") -> tuple[float, str]:
         bm = bn = bk = c["BLOCK"]
         basis = f"shared tiles of {bm} \u00d7 {bk}"
     elif "BLOCK" in c:
-        return UNTILED_INTENSITY, "no shared-memory tile, every operand load counted as reaching L2/DRAM"
+        return (UNTILED_INTENSITY,
+                "no shared-memory tile, every operand load counted as reaching L2/DRAM")
     else:
         raise RooflineError(f"constants with neither BM, BN, BK nor BLOCK: {sorted(c)}")
     return 2 * bm * bn * bk / (FLOAT_BYTES * (bm + bn) * bk), basis
@@ -158,7 +160,7 @@ def roofline_data(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
         read.append(results.chapter_result_path(root, gpu, slug))
         result = results.load_chapter_result(root, gpu, slug, repo_root)
         entry = result.timed_at(size) if result else None
-        if entry is None:
+        if result is None or entry is None:
             continue
         point, files = chapter_point(repo_root, build, slug, entry["gflops"])
         points.append(point)
@@ -268,7 +270,7 @@ def roofline_figure(r: Roofline, mode: str):
         axes.set_ylabel("GFLOP/s", fontsize=TEXT)
         _ceilings(axes, r, x_range, ink)
 
-        texts = []
+        texts: list[Artist] = []  # what the labels keep off
         if r.theoretical_gflops is not None:
             texts.append(axes.annotate(
                 f"theoretical FMA peak {format_gflops(r.theoretical_gflops)}",
@@ -313,7 +315,7 @@ def roofline_figure(r: Roofline, mode: str):
             _ceilings(inset, r, x_range, ink)
             _dots(inset, near, "chapters-magnified")
             zoom = axes.indicate_inset_zoom(inset, edgecolor=ink, alpha=0.8, linewidth=0.8)
-            for line in zoom.connectors if hasattr(zoom, "connectors") else zoom[1]:
+            for line in zoom.connectors or ():
                 line.set_linewidth(0.6)
             figure.canvas.draw()
             _place_labels(figure, inset, near, [], ink)

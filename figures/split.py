@@ -2,8 +2,8 @@
 
 The data: a 3xTF32 variant's ``--describe`` constants (BM, BN, BK,
 COPY_FLOATS, PRODUCTS, A_TILES, SUM_STEPS, ROUNDED, CORRECTION_STAGES),
-turned by split_of() into a Split. What the kernel does (chapters/16-wgmma: split_a, split_truncated,
-sgemm_wgmma's producer, consume_3xtf32):
+turned by split_of() into a Split. What the kernel does (chapters/16-wgmma:
+split_a, split_truncated, sgemm_wgmma's producer, consume_3xtf32):
 
 - split_a() splits all of A once, before the product, into small (the bits
   that truncating to TF32 drops, times 2^10) and big_finite (A truncated, 0
@@ -224,8 +224,8 @@ def split_figure(s: Split, mode: str):
             x += w + 0.05
         big = "rounded" if s.rounded else "truncated"
         text(0.15, 1.75, f"big = A {big} to TF32"
-             + (": copied in A's place" if s.rounded else ": what wgmma reads of A itself"), ha="left",
-             gid="big-words")
+             + (": copied in A's place" if s.rounded else ": what wgmma reads of A itself"),
+             ha="left", gid="big-words")
         text(0.15, 2.02, f"small = (A \u2212 big) {TIMES} 2\u00b9\u2070; big_finite = big, "
              "0 where A is not finite", ha="left", gid="small-words")
         # 2. One stage in shared memory, its tiles in the copies' order.
@@ -245,7 +245,7 @@ def split_figure(s: Split, mode: str):
         bx, bw = xs["B"]
         cx = bx + bw / 2
         arrow("loads-B", (cx, 3.6), (cx, 4.02))
-        box(cx - 0.85, 4.04, 1.7, 0.4, "B", "fragment", f"B\u1d40 fragment, 4 floats")
+        box(cx - 0.85, 4.04, 1.7, 0.4, "B", "fragment", "B\u1d40 fragment, 4 floats")
         arrow("split-b", (cx, 4.44), (cx, 4.86))
         text(cx + 0.08, 4.65, "split_tf32()", ha="left", gid="split-b-words")
         box(cx - 1.3, 4.88, 1.2, 0.4, "B", "big-B", "big_B")

@@ -9,13 +9,15 @@ colour of text, axes and grid.
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import matplotlib
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # before pyplot is imported: the backend is chosen first
 
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
+from matplotlib.typing import RcKeyType
 
 #: The page modes, each with its text, axis and grid colours.
 THEMES = {
@@ -27,7 +29,7 @@ THEMES = {
 GPU_COLOURS = ["#3d7dd8", "#e0892b", "#3aa56b", "#c4508f", "#8a6fd1", "#9a8b3d"]
 
 #: The rc settings every figure is drawn with: text as text, stable ids.
-RC = {"svg.fonttype": "none", "svg.hashsalt": "ladder"}
+RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "ladder"}
 
 #: Axis labels with thousands separators: 12,000.
 thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")

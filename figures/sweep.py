@@ -50,9 +50,11 @@ def sweep_figure(rates: list[float], correct: list[bool], winner: int | None,
     bottom, top = max(0.0, low - pad), high + pad
     bad = [(rank, max(rates[i], bottom)) for rank, i in enumerate(order) if not correct[i]]
     if good:
-        axes.scatter(*zip(*good), s=14, color=GPU_COLOURS[0], label="correct", zorder=3)
+        ranks, values = zip(*good, strict=True)
+        axes.scatter(ranks, values, s=14, color=GPU_COLOURS[0], label="correct", zorder=3)
     if bad:
-        axes.scatter(*zip(*bad), s=26, marker="x", color="#d64541", label="incorrect",
+        ranks, values = zip(*bad, strict=True)
+        axes.scatter(ranks, values, s=26, marker="x", color="#d64541", label="incorrect",
                      zorder=3, clip_on=False)
     if winner is not None:
         axes.scatter([order.index(winner)], [max(rates[winner], bottom)], s=140,

@@ -130,7 +130,8 @@ class Panel:
 
     def rounds(self) -> list[int]:
         """Blocks started in each round, when every block is as long (else [])."""
-        lengths = {end - start for end, start in zip(self.block_ends(), self.block_starts())}
+        lengths = {end - start
+                   for end, start in zip(self.block_ends(), self.block_starts(), strict=True)}
         if len(lengths) != 1:
             return []
         blocks = len(self.block_ends())
@@ -198,7 +199,7 @@ class TailRounds:
         return [i * self.sms // count for i in range(count)]
 
     @property
-    def span(self) -> int:
+    def span(self) -> float:
         """The longest panel, in the count's time."""
         return max(p.finish * p.step_time for p in self.panels)
 
@@ -232,7 +233,8 @@ def schedule_words(panel: Panel) -> str:
     blocks = panel.plan["blocks"]
     rounds = panel.rounds()
     if panel.plan["scheme"] == "stream-k" or not rounds:
-        lengths = [end - start for end, start in zip(panel.block_ends(), panel.block_starts())]
+        lengths = [end - start
+                   for end, start in zip(panel.block_ends(), panel.block_starts(), strict=True)]
         low, high = min(lengths), max(lengths)
         spread = f"{low}" if low == high else f"{low}\u2013{high}"
         return f"{blocks:,} blocks of {spread} K-steps"
@@ -268,7 +270,8 @@ def alt_text(r: TailRounds) -> str:
     return (f"The blocks of a {tailplan.size_text(r.size)} product on the {r.sms} SMs of the "
             f"{r.gpu}, one panel per plan, time across on one scale: "
             + "; ".join(parts) + f". Each panel draws {len(sampled)} of the {r.sms} SMs, "
-            f"evenly spaced ({', '.join(map(str, sampled))}), each as its slots, a bar per segment (blue: a tile's "
+            f"evenly spaced ({', '.join(map(str, sampled))}), each as its slots, a bar per "
+            "segment (blue: a tile's "
             "first turn, orange: a later turn that adds into C, green: a split-K slice written "
             "to the workspace, purple: split-K's second pass), and under them the busy "
             f"slots of all {r.sms} SMs.")
@@ -316,14 +319,14 @@ def tail_rounds_figure(r: TailRounds, mode: str, phone: bool = False):
             note = "\n".join(textwrap.wrap(note.replace("\n", " "), PHONE_LINE + 4))
     note_h = 0.0 if not note else 0.06 + 0.16 * (note.count("\n") + 1) if phone else 0.42
     total = (legend_h + sum(head + _panel_height(r, p) + STRIP_GAP + BUSY + FOOT
-                            for head, p in zip(heads, r.panels))
+                            for head, p in zip(heads, r.panels, strict=True))
              + (len(r.panels) - 1) * PANEL_GAP + note_h)
     with plt.rc_context(RC):
         figure = plt.figure(figsize=(figure_w, total))
         figure.set_gid("tail-rounds")
         width = (figure_w - label_w - 0.2) / figure_w
         top = total - legend_h
-        for index, (panel, head, words) in enumerate(zip(r.panels, heads, titles)):
+        for index, (panel, head, words) in enumerate(zip(r.panels, heads, titles, strict=True)):
             limit = r.span / panel.step_time
             gantt_h = _panel_height(r, panel)
             y0 = top - head - gantt_h
@@ -372,7 +375,7 @@ def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, 
     axes.set_facecolor("none")
     for spine in axes.spines.values():
         spine.set_visible(False)
-    for sm, row in row_of.items():
+    for row in row_of.values():
         outline = Rectangle((0, row * pitch), panel.makespan, band, fc="none", ec=grid,
                             lw=0.6)
         outline.set_gid("tail-sm")

@@ -130,7 +130,7 @@ def missing_words(m: TailMap) -> str:
 
 
 def _cell_words(cell: Cell) -> str:
-    if not cell.measured:
+    if cell.pct is None:
         return f"{cell.N} not measured"
     return f"{cell.N} {format_percent(cell.pct)}"
 
@@ -138,7 +138,7 @@ def _cell_words(cell: Cell) -> str:
 def alt_text(m: TailMap) -> str:
     rows = "; ".join(f"M = {row[0].M}: " + ", ".join(_cell_words(c) for c in row)
                      for row in m.grid)
-    sweep = ", ".join(f"{c.K} " + (format_percent(c.pct) if c.measured else "not measured")
+    sweep = ", ".join(f"{c.K} " + (format_percent(c.pct) if c.pct is not None else "not measured")
                       for c in m.sweep)
     return (f"Chapter 13's time as a share of cuBLAS's on the {m.gpu}. (a) At K = {MAP_K}, "
             f"by M and then N: {rows}. (b) At M = N = {SWEEP_MN}, by K: {sweep}. Each cell "
@@ -243,7 +243,8 @@ def _draw_heat(axes, m: TailMap, ink: str, grid: str, text: float = TEXT,
                             lw=0.8)
             box.set_gid("map-cell" if cell.measured else "map-missing")
             axes.add_patch(box)
-            if not cell.measured:
+            # A measured cell has both rates (a timed entry: Cell).
+            if cell.pct is None or cell.cublas_gflops is None:
                 axes.text(column + 0.5, row + 0.5, DASH, ha="center", va="center",
                           fontsize=text, color=ink, gid="map-dash")
                 continue
@@ -305,7 +306,7 @@ def _draw_sweep(pct, rate, m: TailMap, theme: dict, text: float = TEXT,
     pct.set_yticks([25 * i for i in range(int(pct_top // 25) + 1)])
     # Three labelled rates, 0 to a round top above the highest: no tick
     # outside the panel, where its label could meet the panel above.
-    rates = [c.cublas_gflops for c in m.sweep if c.measured]
+    rates = [c.cublas_gflops for c in m.sweep if c.cublas_gflops is not None]
     rate_top = 10_000 * math.ceil(max(rates, default=10_000) / 10_000)
     rate.set_ylim(0, rate_top)
     rate.set_yticks([0, rate_top / 2, rate_top])

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -114,6 +113,7 @@ class Tiling:
     @property
     def lanes_n(self) -> int:
         """Lanes side by side across a sub-tile (warp tiling)."""
+        assert self.warp_tile is not None
         wm, wn, wmiter, wniter = self.warp_tile
         return (wn // wniter) // self.tn
 
@@ -122,6 +122,8 @@ class Tiling:
         the kernel's thread map (thread_row / thread_col, lane_row /
         lane_col)."""
         if self.mma is not None:
+            # A tensor-core tiling has its warp tile and its lanes' fragment.
+            assert self.warp_tile is not None and self.fragment is not None
             wm, wn, mi_count, ni_count = self.warp_tile
             warp, lane = divmod(tid, self.warp_size)
             warp -= self.idle_warps
@@ -157,7 +159,7 @@ class Tiling:
     def check(self) -> None:
         """Every element of the block tile is computed by exactly one thread,
         and each warp's results fill its bounding rectangle."""
-        owners = {}
+        owners: dict[tuple[int, int], int] = {}
         for tid in range(self.threads):
             for row, col, rows, cols in self.owned(tid):
                 for r in range(row, row + rows):
@@ -348,6 +350,7 @@ def thread_words(t: Tiling) -> str:
 def mma_words(t: Tiling) -> str:
     """What the marked lane holds of each mma tile: 'lane 9 holds rows 2 and
     10, columns 2-3, of each' (chapter 16: 'rows 2-3, columns 2 and 10')."""
+    assert t.fragment is not None
     pieces = _runs(t.fragment[MARKED_LANE])
 
     def spans(pairs) -> list[str]:
@@ -355,7 +358,9 @@ def mma_words(t: Tiling) -> str:
 
     rows = spans((row, row + m - 1) for row, _, m, _ in pieces)
     cols = spans((col, col + n - 1) for _, col, _, n in pieces)
-    plural = lambda words: "s" if len(words) > 1 or "\u2013" in words[0] else ""
+    def plural(words: list[str]) -> str:
+        return "s" if len(words) > 1 or "\u2013" in words[0] else ""
+
     return (f"lane {MARKED_LANE} holds row{plural(rows)} {' and '.join(rows)}, "
             f"column{plural(cols)} {', '.join(cols) if len(cols) > 2 else ' and '.join(cols)}, "
             "of each")
@@ -376,6 +381,7 @@ def alt_text(t: Tiling) -> str:
     tid = t.marked_thread
     words = f"{t.chapter}: the {block_words(t)}"
     if t.wgmma:
+        assert t.warp_tile is not None and t.mma is not None
         wm, wn, mi, _ = t.warp_tile
         consumers = len(t.computing_warps)
         words += (f", split into {consumers} columns of {wm} {TIMES} {wn}, one per consumer "
@@ -386,6 +392,7 @@ def alt_text(t: Tiling) -> str:
                   f"{mma_words(t)}.")
         return words
     if t.mma is not None:
+        assert t.warp_tile is not None
         wm, wn, mi, ni = t.warp_tile
         words += (f", split into {t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN "
                   f"= {wm} {TIMES} {wn}, one per warp. Warp {MARKED_WARP}'s tile, magnified, "
@@ -488,6 +495,7 @@ def tiling_figure(t: Tiling, mode: str):
     panels = [("block", block_w, block_w * t.bm / t.bn)]
     block_title = f"The {block_words(t)}:\n"
     if warp_tiled:
+        assert t.warp_tile is not None
         wm, wn, wmiter, wniter = t.warp_tile
         sub_m, sub_n = wm // wmiter, wn // wniter
         # Chapter 16's warp tile is a tall column: the zoom shows its top.
@@ -502,6 +510,7 @@ def tiling_figure(t: Tiling, mode: str):
         zoom_w = width_of(shown_m, wn)
         panels.append(("warp", zoom_w, zoom_w * shown_m / wn))
         if t.wgmma:
+            assert t.fragment is not None
             below_zoom = (f"Warp {t.marked_warp}'s first {shown_m} rows, magnified:\n"
                           f"pieces of {sub_m} {TIMES} {sub_n}, {wmiter} down its column;\n"
                           f"{mma_words(t)}")
@@ -509,6 +518,7 @@ def tiling_figure(t: Tiling, mode: str):
                             f"{len(t.fragment[MARKED_LANE])} elements\nin each of the "
                             f"{wmiter} pieces")
         elif tensor:
+            assert t.fragment is not None
             below_zoom = (f"Warp {MARKED_WARP}'s tile, magnified: MI {TIMES} NI = "
                           f"{wmiter} {TIMES} {wniter}\nmma tiles of MMA_M {TIMES} MMA_N = "
                           f"{sub_m} {TIMES} {sub_n};\n{mma_words(t)}")

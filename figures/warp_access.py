@@ -60,7 +60,10 @@ def expression(report: dict) -> str:
 def lane_colours(count: int = 32) -> list[str]:
     """One colour per lane, from the first GPU colour to the second."""
     a, b = to_rgb(SECTOR_COLOUR), to_rgb(LANE_COLOUR)
-    return [to_hex(tuple(x + (y - x) * i / (count - 1) for x, y in zip(a, b)))
+    def between(x: float, y: float, i: int) -> float:
+        return x + (y - x) * i / (count - 1)
+
+    return [to_hex((between(a[0], b[0], i), between(a[1], b[1], i), between(a[2], b[2], i)))
             for i in range(count)]
 
 

@@ -1,7 +1,9 @@
 """The book's Python tools, one package for the commands (code/measure.py,
 code/sweep.py, code/analysis/), the tests, the figures (figures/) and the
-docs extension (docs/_ext): put code/ on sys.path and `import ladder_tools`.
-Nothing here imports docs/ or figures/.
+docs extension (docs/_ext). The book's environment has it installed
+(pyproject.toml); the commands in code/ import it from their own folder, so
+they run with a bare python3. Standard library only; nothing here imports
+docs/ or figures/.
 
 Results, as the measure and sweep commands write them under results/<gpu>/:
   provenance     what a measurement was built from, and whether the tree has

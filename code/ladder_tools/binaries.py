@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ladder_tools import results, sass_mix
 
@@ -50,15 +52,17 @@ def require_binary(build: str | os.PathLike, name: str) -> Path:
     return path
 
 
-_CACHE: dict[tuple, object] = {}
+_CACHE: dict[tuple[Any, ...], Any] = {}
+T = TypeVar("T")
 
 
-def cached(key: tuple, compute):
+def cached(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
     """compute() once per key; a key about a file holds stamp(file), so that
     a rebuilt binary is read again."""
     if key not in _CACHE:
         _CACHE[key] = compute()
-    return _CACHE[key]
+    result: T = _CACHE[key]
+    return result
 
 
 def stamp(path: Path) -> tuple[str, int]:
@@ -66,11 +70,11 @@ def stamp(path: Path) -> tuple[str, int]:
     return (str(path.resolve()), path.stat().st_mtime_ns)
 
 
-def tool_json(tool: Path, arguments: list[str]):
+def tool_json(tool: Path, arguments: list[str]) -> Any:
     """What one of the project's CPU tools (bankmap, warpmap, tailplan, lastround)
     prints as JSON for ``arguments`` (``--json`` added), cached per call;
     its error message as an AnalysisError when it fails."""
-    def compute():
+    def compute() -> Any:
         done = subprocess.run([str(tool), *arguments, "--json"], capture_output=True, text=True,
                               check=False)
         if done.returncode != 0:
@@ -81,7 +85,7 @@ def tool_json(tool: Path, arguments: list[str]):
 
 def cuobjdump(path: Path, option: str) -> str:
     """The text of ``cuobjdump <option>`` of a binary, cached."""
-    def compute():
+    def compute() -> str:
         try:
             return sass_mix.run_cuobjdump(path, option)
         except (OSError, RuntimeError) as error:
@@ -92,7 +96,7 @@ def cuobjdump(path: Path, option: str) -> str:
 def describe(path: Path) -> dict:
     """What a chapter binary says of itself (``<path> --describe``: its
     chapter, variants, their constants, kernels and launch shapes), cached."""
-    def compute():
+    def compute() -> dict[str, Any]:
         try:
             done = subprocess.run([str(path), "--describe"], capture_output=True, text=True,
                                   timeout=120)

@@ -45,7 +45,8 @@ def format_time_range(times: dict) -> str:
     return f"{mid} [{low}\u2013{high}]"
 
 
-_SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+_SUPERSCRIPT = str.maketrans("0123456789-",
+                             "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
 
 
 def format_error(value: float) -> str:
@@ -70,7 +71,8 @@ def parse_size(text: str) -> tuple[int, int, int]:
     match = re.fullmatch(r"(\d+)x(\d+)x(\d+)", text)
     if not match:
         raise ResultsError(f"size {text!r} is neither N nor MxNxK")
-    return tuple(int(group) for group in match.groups())
+    m, n, k = (int(group) for group in match.groups())
+    return m, n, k
 
 
 def format_count(value: float) -> str:

@@ -11,11 +11,12 @@ page that lists both.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .formatting import parse_size
 from .results import ResultsError
-
 
 #: What a goal can be held against: its name on a goal line, and the
 #: prefix of the result's fields for it (``<prefix>_gflops``).
@@ -70,7 +71,9 @@ def parse_goal(line: str) -> Goal:
     return Goal(percent, parts[1], parse_sizes(parts[2]), against)
 
 
-def judge(goal: Goal, timed_at, fastest_cublas=None) -> Verdict:
+def judge(goal: Goal, timed_at: Callable[[tuple[int, int, int]], dict[str, Any] | None],
+          fastest_cublas: Callable[[tuple[int, int, int], str], float | None] | None = None
+          ) -> Verdict:
     """The goal against a result; `timed_at(size)` gives a size's timed
     entry or None (ChapterResult.timed_at). With `fastest_cublas(size,
     field)` (the fastest GFLOP/s in `field`, cuBLAS's or cuBLAS TF32's, any

@@ -17,7 +17,6 @@ from ladder_tools.kernels import KERNEL_PREFIX
 from ladder_tools.metrics import ISSUE_COUNTERS, STALL_REASONS, stall_metric
 from ladder_tools.results import load_chapters_file
 
-
 #: The stall reasons the book shows, in this order (their meanings are
 #: metrics.STALL_REASONS'): cycles per issued instruction that an average
 #: warp spent stalled for each.

@@ -104,9 +104,9 @@ def mix_table(loop: dict) -> tuple[list[str], list[list[str]]]:
         header += [title, "share"]
     table = [mix_rows(counts) for _, counts in columns]
     rows = []
-    for index, (label, _) in enumerate(table[0]):
+    for label, _ in table[0]:
         row = [label]
-        for (_, counts), column in zip(columns, table):
+        for (_, counts), column in zip(columns, table, strict=True):
             number = dict(column).get(label, 0)
             total = counts["ffma"] if label == REUSE_ROW else counts["instructions"]
             row += [str(number), format_percent(100 * number / total) if total else DASH]

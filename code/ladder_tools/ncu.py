@@ -10,6 +10,7 @@ prediction when a page gives one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +74,8 @@ def entry_kernels(entry: dict, only_chapter_kernels: bool = True) -> list[Kernel
             if isinstance(metrics, dict) and (not only_chapter_kernels or is_chapter_kernel(name))]
 
 
-def parse_model(text: str | None, count: int, resolve=None) -> list[float | None]:
+def parse_model(text: str | None, count: int,
+                resolve: Callable[[str], float] | None = None) -> list[float | None]:
     """A model option: one value for every chapter, or one per chapter,
     separated by spaces or commas; a value is a number, '-' for none, or (with
     ``resolve``) a name that resolve(name) turns into a number, e.g. a bankmap
@@ -97,11 +99,12 @@ def parse_model(text: str | None, count: int, resolve=None) -> list[float | None
     return values * count if len(values) == 1 else values
 
 
-def ncu_header(models: tuple[bool, bool]) -> tuple[list, list[str]]:
+def ncu_header(models: tuple[bool, bool]) -> tuple[list[str | tuple[str, int]], list[str]]:
     """The two header rows of the {ladder-ncu} table; ``models`` says whether
     the loads and the stores have a model column."""
-    top, bottom = ["", ""], ["chapter", "kernel"]
-    for op, modelled in zip(("loads", "stores"), models):
+    top: list[str | tuple[str, int]] = ["", ""]
+    bottom = ["chapter", "kernel"]
+    for op, modelled in zip(("loads", "stores"), models, strict=True):
         names = ["instructions", "wavefronts", "wavefronts/instr."]
         if modelled:
             names += ["model", "difference"]

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Resident blocks per SM and occupancy, from a kernel's resources.
 
 Reads each kernel's registers, shared memory, stack and local memory from
@@ -24,27 +23,20 @@ The smallest of these is the answer. Not modelled: a carveout preference
 other than the default, thread-block clusters, and the per-SM barrier limit
 of sm_90 (it binds only for blocks that use more than 2 named barriers).
 
-Threads per block is not in the binary: pass it (``--threads``), or give a
-JSON map from kernel-name substring to threads (``--threads-map``).
+Threads per block is not in the binary: the caller gives it, or a map from
+kernel-name substring to threads.
 
-Usage::
-
-    python3 code/analysis/occupancy.py build/bin/08-warp-tiling --kernel ch08:: --threads 128
-    python3 code/analysis/occupancy.py --arch sm_90 --threads 256 --regs 128 --smem 0
-
-Importable: ``blocks_per_sm(arch, threads, regs, smem_bytes)`` returns the
-dictionary that ``--json`` prints; ``read_resources(path)`` the per-kernel
-resources.
+``blocks_per_sm(arch, threads, regs, smem_bytes)`` returns the occupancy as
+a dictionary; ``read_resources(path)`` the per-kernel resources. The command
+code/analysis/occupancy.py prints them (as text, or as JSON with ``--json``).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import re
-import sys
 from pathlib import Path
+from typing import Any
 
 from ladder_tools.sass_mix import demangle, run_cuobjdump  # the same cuobjdump and demangling
 
@@ -193,7 +185,7 @@ def _reservation_in_image(arch: str, image_shared: int) -> int:
 
 def parse_res_usage(text: str) -> list[dict]:
     """Per-function resources from the text of ``cuobjdump -res-usage``."""
-    kernels = []
+    kernels: list[dict[str, Any]] = []
     arch = "unknown"
     pending: str | None = None
     for line in text.splitlines():
@@ -277,68 +269,3 @@ def analyze_binary(
             entry["occupancy"] = None
         results.append(entry)
     return results
-
-
-def _format(r: dict) -> str:
-    lines = [
-        f"{r['name']}  ({r['arch']})",
-        (
-            f"  {r['registers']} registers/thread, {r['shared_bytes']} B shared, "
-            f"{r['stack_bytes']} B stack, {r['local_bytes']} B local"
-        ),
-    ]
-    occ = r["occupancy"]
-    if occ is None:
-        lines.append("  occupancy: give the block size (--threads or --threads-map)")
-        return "\n".join(lines)
-    limits = ", ".join(f"{k} {'-' if v is None else v}" for k, v in occ["limits"].items())
-    lines.append(
-        f"  {occ['arch']}, {occ['threads_per_block']} threads/block: "
-        f"{occ['blocks_per_sm']} blocks/SM "
-        f"({', '.join(occ['limited_by'])}), {occ['warps_per_sm']}/{occ['max_warps_per_sm']} warps "
-        f"= {100 * occ['occupancy']:.1f}% occupancy"
-    )
-    lines.append(f"    blocks allowed by each limit: {limits}")
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("binary", nargs="?", help="executable, cubin, or saved -res-usage text")
-    parser.add_argument("--threads", type=int, help="threads per block")
-    parser.add_argument("--threads-map", help='JSON file {"kernel name part": threads, ...}')
-    parser.add_argument("--kernel", help="only kernels whose demangled name contains this")
-    parser.add_argument("--arch", help=f"architecture to compute for ({', '.join(ARCHS)}); "
-                        "default: the binary's own")
-    parser.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared bytes/block")
-    parser.add_argument("--regs", type=int, help="without a binary: registers per thread")
-    parser.add_argument("--smem", type=int, default=0, help="without a binary: shared bytes/block")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
-    try:
-        if args.binary is None:
-            if args.regs is None or args.threads is None or args.arch is None:
-                parser.error("without a binary, give --arch, --threads and --regs (and --smem)")
-            result = blocks_per_sm(args.arch, args.threads, args.regs, args.smem)
-            if args.json:
-                print(json.dumps(result, indent=2))
-            else:
-                print(_format({"name": "(given)", "arch": args.arch, "registers": args.regs,
-                               "shared_bytes": args.smem, "stack_bytes": 0, "local_bytes": 0,
-                               "occupancy": result}))
-            return 0
-        threads_map = json.loads(Path(args.threads_map).read_text()) if args.threads_map else {}
-        results = analyze_binary(args.binary, args.threads, threads_map, args.kernel, args.arch,
-                                 args.dynamic_smem)
-    except (OSError, RuntimeError, ValueError) as e:
-        print(f"occupancy: {e}", file=sys.stderr)
-        return 2
-    if not results:
-        print(f"occupancy: no kernel matches in {args.binary}", file=sys.stderr)
-        return 1
-    print(json.dumps(results, indent=2) if args.json else "\n\n".join(_format(r) for r in results))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

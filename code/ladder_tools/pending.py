@@ -22,8 +22,10 @@ that passes, it holds nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import provenance, results, results_check
 
@@ -59,7 +61,7 @@ def read(root: Path) -> Pending:
     return pending
 
 
-def measurements(results_root: Path):
+def measurements(results_root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """(where, provenance) of everything under results/ that records what it
     was built from: chapter results, sweeps, the transpose, the GPU tests'
     summary, the random problems' file, and each entry of the files that
@@ -101,7 +103,8 @@ def problems(root: Path, results_root: Path | None = None) -> list[str]:
     root = Path(root)
     results_root = Path(results_root or root / "results")
     pending = read(root)
-    found, used = [], set()
+    found: list[str] = []
+    used: set[str] = set()
     for where, recorded in measurements(results_root):
         paths = changed(recorded, root)
         if paths is None:

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import subprocess
+from typing import Any
 
 
-def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+def run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """Runs `cmd` to the end and returns it, its stdout and stderr captured as text."""
     return subprocess.run(cmd, text=True, capture_output=True, **kwargs)

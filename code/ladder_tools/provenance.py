@@ -19,6 +19,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +111,8 @@ def build_files_for(source: Path, root: Path = ROOT) -> list[str]:
     return files
 
 
-def hash_files(names, root: Path = ROOT, exclude: str | None = None) -> dict[str, str]:
+def hash_files(names: Iterable[str | Path], root: Path = ROOT,
+               exclude: str | None = None) -> dict[str, str]:
     """{repo-relative path: SHA-256} of the files `names` (paths relative to
     `root`, as text or Path), in order of name."""
     posix = sorted({Path(name).as_posix() for name in names})

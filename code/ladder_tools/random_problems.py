@@ -94,7 +94,13 @@ def thin_problem(rng: random.Random, index: int) -> tuple[int, int, int]:
 
     Every value is uniform over its range, ends included."""
     kind = THIN_KINDS[index % len(THIN_KINDS)]
-    small, large = (lambda: rng.randint(*SMALL)), (lambda: rng.randint(*LARGE))
+
+    def small() -> int:
+        return rng.randint(*SMALL)
+
+    def large() -> int:
+        return rng.randint(*LARGE)
+
     if kind == "M small":
         return small(), large(), rng.randint(*LONG_K)
     if kind == "N small":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ladder_tools import occupancy
 from ladder_tools.binaries import AnalysisError, cached, stamp
@@ -25,7 +26,7 @@ BOOK_ARCH = "sm_90"
 
 def kernel_resources(path: Path) -> list[dict]:
     """occupancy.read_resources of a binary, cached."""
-    def compute():
+    def compute() -> list[dict[str, Any]]:
         try:
             return occupancy.read_resources(path)
         except (OSError, RuntimeError) as error:

@@ -98,9 +98,11 @@ def read_json(path: Path) -> dict:
 _NUMBER = (int, float)
 #: Fields every size has, and the fields a timed size has besides (a size can
 #: be checked without being timed: --check-only, or over the time budget).
-_SIZE_FIELDS = {"M": int, "N": int, "K": int, "max_rel_err": _NUMBER, "correct": bool}
-_TIMED_FIELDS = {"time_ms": dict, "cublas_time_ms": dict, "gflops": _NUMBER,
-                 "cublas_gflops": _NUMBER, "pct_cublas": _NUMBER}
+FieldType = type | tuple[type, ...]
+_SIZE_FIELDS: dict[str, FieldType] = {"M": int, "N": int, "K": int, "max_rel_err": _NUMBER,
+                                      "correct": bool}
+_TIMED_FIELDS: dict[str, FieldType] = {"time_ms": dict, "cublas_time_ms": dict, "gflops": _NUMBER,
+                                       "cublas_gflops": _NUMBER, "pct_cublas": _NUMBER}
 
 
 def is_timed(entry: dict) -> bool:
@@ -108,14 +110,14 @@ def is_timed(entry: dict) -> bool:
     return "time_ms" in entry
 
 
-def _has_type(value, kind) -> bool:
+def _has_type(value: object, kind: FieldType) -> bool:
     """isinstance, except that true and false are not numbers."""
     if isinstance(value, bool):
         return kind is bool
     return isinstance(value, kind)
 
 
-def _check_size(entry, where: str) -> list[str]:
+def _check_size(entry: object, where: str) -> list[str]:
     if not isinstance(entry, dict):
         return [f"{where} is not an object"]
     wanted = {**_SIZE_FIELDS, **(_TIMED_FIELDS if is_timed(entry) else {})}
@@ -265,7 +267,7 @@ def fastest_cublas_gflops(
     return max(rates) if rates else None
 
 
-def provenance_line(result: ChapterResult) -> str:
+def provenance_line(result: ChapterResult | RandomResult) -> str:
     """What a reader needs under a chapter's table: the GPU, the CUDA,
     cuBLAS and driver versions, and the date measured. The commit and the
     hashes of the inputs stay in the results file (see the appendix)."""
@@ -299,7 +301,7 @@ def random_result_path(root: str | os.PathLike, gpu: str) -> Path:
     return Path(root) / gpu / "random.json"
 
 
-def _check_problem(problem, where: str) -> list[str]:
+def _check_problem(problem: object, where: str) -> list[str]:
     if not isinstance(problem, dict):
         return [f"{where} is not an object"]
     return [f"{where}.{field} is missing or not a positive whole number"

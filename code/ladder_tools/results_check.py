@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck"]
 
@@ -70,7 +71,7 @@ def declared_binaries(root: Path) -> list[str]:
 def load_folder(folder: Path) -> dict:
     """A results/<gpu>/ folder in memory: {"chapters": {name: result},
     "gpu_tests": ..., "sanitizer": ...}; a file that is not there is None."""
-    def read(name: str):
+    def read(name: str) -> Any:
         path = folder / name
         return json.loads(path.read_text()) if path.exists() else None
     chapters = {path.stem: json.loads(path.read_text())
@@ -107,7 +108,7 @@ def incorrect_sizes(chapters: dict) -> list[str]:
     return problems
 
 
-def _differs(recorded, recomputed: float, rel_tol: float) -> bool:
+def _differs(recorded: object, recomputed: float, rel_tol: float) -> bool:
     if not isinstance(recorded, (int, float)):
         return True
     return abs(recorded - recomputed) > rel_tol * abs(recomputed)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The instruction mix of each kernel's K-loop, read from its SASS.
 
 Runs ``cuobjdump -sass`` on a binary (an executable, a cubin, or a dump saved
@@ -27,27 +26,22 @@ instruction once), not executed counts.
 The closing ``BRA`` to its own address and the ``NOP`` padding after it are
 not code and are not counted.
 
-Usage::
-
-    python3 code/analysis/sass_mix.py build/bin/07-vectorized --kernel ch07:: --json
-
-Importable: ``analyze_binary(path)`` and ``analyze_sass(text)`` return the
-same dictionaries that ``--json`` prints.
+``analyze_binary(path)`` and ``analyze_sass(text)`` return the counts as
+dictionaries; the command code/analysis/sass_mix.py prints them (as text,
+or as JSON with ``--json``).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import importlib.util
-import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 # One instruction line of ``cuobjdump -sass``:
 #   /*0240*/   @!P1 LDS.128 R8, [R8+UR5] ;   /* 0x0000000508087984 */
@@ -62,7 +56,7 @@ _HEX = re.compile(r"0x([0-9a-fA-F]+)")
 _WIDTH_SUFFIX = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128}
 
 # The memory opcodes whose widths are counted, by the name used in the output.
-_MEMORY_KINDS = {
+MEMORY_KINDS = {
     "LDS": "shared_loads",
     "STS": "shared_stores",
     "LDG": "global_loads",
@@ -129,7 +123,7 @@ def demangle(names: list[str]) -> dict[str, str]:
     out = subprocess.run(
         ["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+    return dict(zip(names, out, strict=True)) if len(out) == len(names) else {n: n for n in names}
 
 
 def _strip_padding(instructions: list[Instruction]) -> list[Instruction]:
@@ -160,17 +154,17 @@ def split_functions(sass: str) -> list[Function]:
     return functions
 
 
-def count(instructions: list[Instruction]) -> dict:
+def count(instructions: list[Instruction]) -> dict[str, Any]:
     """Opcode counts of a stretch of code."""
     by_opcode = Counter(ins.base for ins in instructions)
-    widths = {kind: Counter() for kind in _MEMORY_KINDS.values()}
+    widths: dict[str, Counter[str]] = {kind: Counter() for kind in MEMORY_KINDS.values()}
     for ins in instructions:
-        kind = _MEMORY_KINDS.get(ins.base)
+        kind = MEMORY_KINDS.get(ins.base)
         if kind:
             widths[kind][str(memory_width(ins.opcode))] += 1
     total = len(instructions)
     ffma = by_opcode.get("FFMA", 0)
-    result = {
+    result: dict[str, Any] = {
         "instructions": total,
         "ffma": ffma,
         "ffma_share": ffma / total if total else 0.0,
@@ -213,8 +207,9 @@ def inner_loops(instructions: list[Instruction], loop: tuple[int, int]) -> list[
     """The loops directly inside ``loop`` (not inside another inner loop)."""
     start, end = loop
     inside = [(s, e) for s, e in find_loops(instructions) if start <= s and e <= end]
-    inside = [l for l in inside if l != loop]
-    return [l for l in inside if not any(o != l and o[0] <= l[0] and l[1] <= o[1] for o in inside)]
+    inside = [span for span in inside if span != loop]
+    return [span for span in inside
+            if not any(o != span and o[0] <= span[0] and span[1] <= o[1] for o in inside)]
 
 
 def _span(instructions: list[Instruction], start: int, end: int) -> dict:
@@ -234,7 +229,8 @@ def analyze_function(f: Function, inner_trips: int | None = None) -> dict:
     executes, with each inner-loop instruction counted ``inner_trips`` times.
     """
     ins = f.instructions
-    result = {"name": f.name, "mangled": f.mangled, "arch": f.arch, "kernel": count(ins)}
+    result: dict[str, Any] = {"name": f.name, "mangled": f.mangled, "arch": f.arch,
+                              "kernel": count(ins)}
     loop = find_k_loop(ins)
     if loop is None:
         result["loop"] = None
@@ -317,56 +313,3 @@ def analyze_binary(
     path = Path(path)
     sass = path.read_text() if _is_saved_dump(path) else run_cuobjdump(path, "-sass")
     return analyze_sass(sass, kernel, inner_trips)
-
-
-def _format(result: dict) -> str:
-    lines = [f"{result['name']}  ({result['arch']})"]
-    sections = [("kernel", result["kernel"]), ("K-loop", result["loop"])]
-    if result["loop"]:
-        sections += [("inner loop", inner) for inner in result["loop"]["inner_loops"]]
-        if "per_k_tile" in result["loop"]:
-            trips = result["loop"]["per_k_tile"]["inner_trips"]
-            sections.append((f"per K-tile (inner x {trips})", result["loop"]["per_k_tile"]))
-    for label, counts in sections:
-        if counts is None:
-            lines.append(f"  {label}: no loop")
-            continue
-        where = f" {counts['start']}..{counts['end']}" if "start" in counts else ""
-        lines.append(
-            f"  {label}{where}: {counts['instructions']} instructions, {counts['ffma']} FFMA "
-            f"({100 * counts['ffma_share']:.1f}%), {counts['barriers']} barriers"
-        )
-        for kind in _MEMORY_KINDS.values():
-            if counts[kind]:
-                widths = ", ".join(f"{n} x {w}-bit" for w, n in counts[kind].items())
-                lines.append(f"    {kind}: {widths}")
-        top = ", ".join(f"{op} {n}" for op, n in list(counts["by_opcode"].items())[:12])
-        lines.append(f"    by opcode: {top}")
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("binary", help="executable, cubin, or a saved cuobjdump -sass dump")
-    parser.add_argument("--kernel", help="only functions whose demangled name contains this")
-    parser.add_argument("--inner-trips", type=int, metavar="N",
-                        help="trip count of loops inside the K-loop: adds per-K-tile counts")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
-    try:
-        results = analyze_binary(args.binary, args.kernel, args.inner_trips)
-    except (OSError, RuntimeError) as e:
-        print(f"sass_mix: {e}", file=sys.stderr)
-        return 2
-    if not results:
-        print(f"sass_mix: no function matches in {args.binary}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(results, indent=2))
-    else:
-        print("\n\n".join(_format(r) for r in results))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

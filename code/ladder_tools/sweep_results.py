@@ -13,6 +13,7 @@ import os
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from ladder_tools.formatting import DASH, format_gflops, format_percent, parse_size
 from ladder_tools.results import ResultsError, read_json
@@ -75,7 +76,7 @@ class Sweep:
         return names
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

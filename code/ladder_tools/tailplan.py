@@ -102,7 +102,8 @@ def small_blocks_per_sm(binary: Path, variant: dict) -> tuple[int, dict]:
     return occ["blocks_per_sm"], small[0]
 
 
-def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU):
+def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
+             ) -> tuple[TailGpu | None, list[Path], results.ChapterResult | None]:
     """The TailGpu of ``gpu``, the files read, and the 13-tail result (None
     when the GPU has none: then the SMs come from another chapter's result of
     the GPU, and Big's blocks per SM are computed like Small's). None for
@@ -198,8 +199,9 @@ def plans_rows(plans: dict, chapter: results.ChapterResult | None,
                tiles: results.ChapterResult | None) -> list[list[str]]:
     """The {ladder-tail-plans} table: per size, the plan of the chapter's own
     variant, the count's time over that of the "tiles" variant's plan (a
-    prediction; Small's count times its slowdown, as plan() compares them), the measured time of 13-tail over that of 13-tail-tiles and
-    13-tail's % of cuBLAS (a dash where not measured)."""
+    prediction; Small's count times its slowdown, as plan() compares them),
+    the measured time of 13-tail over that of 13-tail-tiles and 13-tail's %
+    of cuBLAS (a dash where not measured)."""
     rows = []
     for entry in plans["sizes"]:
         size = (entry["M"], entry["N"], entry["K"])

@@ -11,10 +11,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ladder_tools.formatting import DASH, format_count, format_percent, format_ratio, format_time_range
+from ladder_tools.formatting import (
+    DASH,
+    format_count,
+    format_percent,
+    format_ratio,
+    format_time_range,
+)
 from ladder_tools.ncu import entry_kernels
 from ladder_tools.results import ResultsError, read_json
-
 
 TRANSPOSE_FILE = "transpose.json"
 #: Which kernel of the transpose binary each variant runs (a part of its name).

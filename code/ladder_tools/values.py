@@ -12,22 +12,37 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ladder_tools import provenance
-
-from ladder_tools.formatting import (format_count, format_error, format_gflops, format_ms,
-                                     format_percent, format_ratio, parse_size)
-from ladder_tools.results import (REFERENCE_GPU, ChapterResult, ResultsError,
-                                  gpu_chapter_results, load_baseline, load_chapter_result,
-                                  median_cublas_gflops, read_json)
+from ladder_tools.formatting import (
+    format_count,
+    format_error,
+    format_gflops,
+    format_ms,
+    format_percent,
+    format_ratio,
+    parse_size,
+)
+from ladder_tools.results import (
+    REFERENCE_GPU,
+    ChapterResult,
+    ResultsError,
+    gpu_chapter_results,
+    load_baseline,
+    load_chapter_result,
+    median_cublas_gflops,
+    read_json,
+)
 
 #: What an inline value says when nothing was measured.
 NOT_MEASURED = "(not measured)"
 
 #: The values of one chapter at one size that a page may quote.
-CHAPTER_KEYS = {
+CHAPTER_KEYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "time_ms": lambda e: f"{format_ms(e['time_ms']['median'])} ms",
     "cublas_time_ms": lambda e: f"{format_ms(e['cublas_time_ms']['median'])} ms",
     "gflops": lambda e: f"{format_gflops(e['gflops'])} GFLOP/s",
@@ -186,7 +201,11 @@ def resolve_value(
     request: ValueRequest, root: str | os.PathLike, repo_root: str | os.PathLike
 ) -> Value:
     """The formatted value a request names; NOT_MEASURED when there is none."""
+    # What the parser sets for each kind (ValueRequest): the key for all but
+    # "cublas", the size for "floor", "cublas" and "chapter", the slug for
+    # "fuzz" and "chapter".
     if request.kind == "baseline":
+        assert request.key is not None
         baseline = load_baseline(root, request.gpu)
         if request.key in BASELINE_DERIVED_KEYS:
             text = BASELINE_DERIVED_KEYS[request.key](baseline) if baseline else None
@@ -196,6 +215,7 @@ def resolve_value(
             return Value(NOT_MEASURED)
         return Value(BASELINE_KEYS[request.key](value))
     if request.kind == "floor":
+        assert request.key is not None and request.size is not None
         baseline = load_baseline(root, request.gpu)
         try:
             ms = FLOOR_KEYS[request.key](*request.size, baseline)
@@ -215,10 +235,12 @@ def resolve_value(
             format_count(value) if value >= 0 else f"−{format_count(-value)}")
         return Value(text, why_stale=provenance.staleness(tests, Path(repo_root)), path=path)
     if request.kind == "cublas":
+        assert request.size is not None
         rate = median_cublas_gflops(
             gpu_chapter_results(root, request.gpu, repo_root), request.size
         )
         return Value(NOT_MEASURED if rate is None else f"{format_gflops(rate)} GFLOP/s")
+    assert request.key is not None and request.size is not None and request.slug is not None
     result = load_chapter_result(root, request.gpu, request.slug, repo_root)
     entry = result.at(request.size) if result else None
     if entry is None:

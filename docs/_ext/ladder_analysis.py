@@ -110,54 +110,94 @@ code/ladder_tools (one module per topic), drawing in figures/.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
-                         stale_result_box)
-from ladder_nodes import figure, paragraph, table, with_phone_drawing
-
 from figures import bankgrid as bankgrid_figure
-from figures import cut as cut_figure
 from figures import bankmap as bankmap_figure
+from figures import cut as cut_figure
 from figures import fragments as fragments_figure
-from figures import mix as mix_figure
-from figures import sweep as sweep_figure
-from figures import roofline as roofline_figure
 from figures import handshake as handshake_figure
+from figures import mix as mix_figure
 from figures import pipeline as pipeline_figure
-from figures import split as split_figure
+from figures import roofline as roofline_figure
 from figures import rounds as rounds_figure
+from figures import split as split_figure
 from figures import stages as stages_figure
+from figures import sweep as sweep_figure
 from figures import tail as tail_figure
 from figures import tail_map as tail_map_figure
 from figures import tiling as tiling_figure
 from figures import warp_access as warp_access_figure
-from ladder_tools import results
-from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
-from ladder_tools.fragmap import run_fragmap
-from ladder_tools.warpmap import chapter_accesses
-from ladder_tools.binaries import (AnalysisError, chapter_binaries, describe, find_variant,
-                                   require_binary, tool_json)
-from ladder_tools.formatting import DASH, format_gflops, format_size
-from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
-from ladder_tools.kernels import (KERNEL_PREFIX, folded_name, pick_kernel, select_kernels,
-                                  short_name, variant_kernels)
-from ladder_tools.mix import kernel_mix, mix_table, per_k_tile_sum
-from ladder_tools.ncu import (entry_kernels, load_ncu, ncu_entry, ncu_header, ncu_path, ncu_row,
-                              parse_model)
-from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,
-                                    arch_of_capability, kernel_resources, resources_rows)
+from ladder_base import (
+    LadderMixin,
+    not_measured_box,
+    provenance_paragraph,
+    stale_notice,
+    stale_result_box,
+)
+from ladder_nodes import figure, paragraph, table, with_phone_drawing
 from ladder_tools import archs as archs_tools
-from ladder_tools import tailplan
-from ladder_tools.sweep_results import (Sweep, committed_config, load_sweep,
-                                        sweep_pairs, sweep_path, sweep_rows)
-from ladder_tools.transpose import (TRANSPOSE_HEADER, load_transpose, transpose_counter_rows,
-                                    transpose_path, transpose_rows)
-
+from ladder_tools import results, tailplan
+from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
+from ladder_tools.binaries import (
+    AnalysisError,
+    chapter_binaries,
+    describe,
+    find_variant,
+    require_binary,
+    tool_json,
+)
+from ladder_tools.formatting import DASH, format_gflops, format_size
+from ladder_tools.fragmap import run_fragmap
+from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
+from ladder_tools.kernels import (
+    KERNEL_PREFIX,
+    folded_name,
+    pick_kernel,
+    select_kernels,
+    short_name,
+    variant_kernels,
+)
+from ladder_tools.mix import kernel_mix, mix_table, per_k_tile_sum
+from ladder_tools.ncu import (
+    entry_kernels,
+    load_ncu,
+    ncu_entry,
+    ncu_header,
+    ncu_path,
+    ncu_row,
+    parse_model,
+)
+from ladder_tools.resources import (
+    RESOURCES_HEADER,
+    Launch,
+    ReportedResources,
+    arch_of_capability,
+    kernel_resources,
+    resources_rows,
+)
+from ladder_tools.sweep_results import (
+    Sweep,
+    committed_config,
+    load_sweep,
+    sweep_pairs,
+    sweep_path,
+    sweep_rows,
+)
+from ladder_tools.transpose import (
+    TRANSPOSE_HEADER,
+    load_transpose,
+    transpose_counter_rows,
+    transpose_path,
+    transpose_rows,
+)
+from ladder_tools.warpmap import chapter_accesses
 
 
 class _AnalysisDirective(LadderMixin, SphinxDirective):
@@ -419,7 +459,7 @@ class BankgridDirective(_AnalysisDirective):
         if len(titles) != len(names):
             raise AnalysisError(f":titles: has {len(titles)} titles for {len(names)} accesses")
         grids = [bankgrid_figure.bank_grid(run_bankmap(tool, name), title)
-                 for name, title in zip(names, titles)]
+                 for name, title in zip(names, titles, strict=True)]
         caption = " ".join(line.strip() for line in self.content if line.strip()) or (
             "Each lane's word in its bank, one row per wavefront.")
         output = natural_figure(lambda mode: bankgrid_figure.draw_bankgrid(grids, mode),
@@ -427,7 +467,7 @@ class BankgridDirective(_AnalysisDirective):
                                 self.lineno)
         # 32 cells across stay legible only near the natural width: a column
         # narrower than that (a phone) scrolls the figure sideways instead.
-        output[0]["classes"].append("ladder-scroll")
+        figure_of(output)["classes"].append("ladder-scroll")
         return output
 
 
@@ -445,6 +485,11 @@ class _ConstantsFigureDirective(_AnalysisDirective):
 
     required_arguments = 1
     has_content = True
+    # What a subclass gives (static methods, mostly the figure module's own).
+    load: Callable[[Path, Path, str], tuple[Any, list[Path]]]
+    draw: Callable[[Any, str], bytes]
+    alt: Callable[[Any], str]
+    default_caption: Callable[[str], str]
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
@@ -518,14 +563,15 @@ class FragmentsDirective(_AnalysisDirective):
                                     self.state, self.lineno)
             # 17 cells across, each with a register's name in its corner: a
             # phone scrolls the figure rather than shrink those to 6 px.
-            output[0]["classes"].append("ladder-scroll")
+            figure_of(output)["classes"].append("ladder-scroll")
             return output
         grids = fragments_figure.load_grids(report)
         output = natural_figure(lambda mode: fragments_figure.draw_loads(grids, mode),
                                 bankgrid_figure.alt_text(grids),
                                 caption or "The fragment loads in banks, one row per wavefront.",
                                 self.state, self.lineno)
-        output[0]["classes"].append("ladder-scroll")  # as {ladder-bankgrid}: 32 cells across
+        # As {ladder-bankgrid}: 32 cells across.
+        figure_of(output)["classes"].append("ladder-scroll")
         return output
 
 
@@ -560,6 +606,13 @@ class RooflineDirective(_AnalysisDirective):
             f" Stale: {', '.join(stale)}." if stale else "")
         return natural_figure(lambda mode: roofline_figure.draw_roofline(found, mode),
                               roofline_figure.alt_text(found), caption, self.state, self.lineno)
+
+
+def figure_of(output: list[nodes.Node]) -> nodes.figure:
+    """The figure that natural_figure's output starts with."""
+    node = output[0]
+    assert isinstance(node, nodes.figure)
+    return node
 
 
 def natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[nodes.Node]:
@@ -665,8 +718,20 @@ class _SizeFigureDirective(_AnalysisDirective):
     has_content = True
     option_spec = {"size": directives.positive_int, "gpu": directives.unchanged}
 
+    # How a subclass draws its data (static methods of the figure module).
+    draw: Callable[[Any, str], bytes]
+    alt: Callable[[Any], str]
+
     def load(self, slug: str, size: int, gpu: str):
         """(the figure's data or None, the files read, the result used)."""
+        raise NotImplementedError
+
+    def missing(self, slug: str, gpu: str) -> str:
+        """What the page says where the GPU has no result to draw from."""
+        raise NotImplementedError
+
+    def default_caption(self, slug: str, found) -> str:
+        """The caption when the directive's body is empty."""
         raise NotImplementedError
 
     def render(self) -> list[nodes.Node]:
@@ -754,8 +819,8 @@ class TailRoundsDirective(_AnalysisDirective):
                                 caption, self.state, self.lineno)
         # Shrunk to a phone's column its text would be 7 px high: a phone
         # has a narrow drawing of its own.
-        with_phone_drawing(output[0], lambda mode: tail_figure.draw_tail_rounds(found, mode, True),
-                           alt)
+        with_phone_drawing(figure_of(output),
+                           lambda mode: tail_figure.draw_tail_rounds(found, mode, True), alt)
         return output
 
 
@@ -869,7 +934,7 @@ class NcuDirective(_AnalysisDirective):
             if ncu is None:
                 continue
             rows = []
-            for slug, ld, st in zip(slugs, model_ld, model_st):
+            for slug, ld, st in zip(slugs, model_ld, model_st, strict=True):
                 entry = ncu_entry(ncu, slug)
                 kernels = entry_kernels(entry) if entry else []
                 if not kernels:
@@ -929,8 +994,8 @@ class IssueDirective(_AnalysisDirective):
         for gpu in results.gpu_folders(self.results_root):
             self.track(issue_path(self.results_root, gpu))
             issue = load_issue(self.results_root, gpu)
-            entry = (issue or {}).get("chapters", {}).get(slug)
-            if not isinstance(entry, dict):
+            entry = issue.get("chapters", {}).get(slug) if issue else None
+            if issue is None or not isinstance(entry, dict):
                 continue
             pair = issue_kernels(entry)
             if pair is None:
@@ -942,7 +1007,8 @@ class IssueDirective(_AnalysisDirective):
                                           slug, "issue profile")
             block += table([["", slug, "cuBLAS"]], issue_rows(ours, theirs),
                             classes=["ladder-table", "ladder-issue"])
-            line = f"Nsight Compute, one launch of each at {entry.get('size', '?')}; {issue.get('gpu', gpu)}"
+            line = (f"Nsight Compute, one launch of each at {entry.get('size', '?')}; "
+                    f"{issue.get('gpu', gpu)}")
             stamp = entry.get("measured")
             if isinstance(stamp, dict) and stamp.get("date"):
                 line += f" \u00b7 measured {stamp['date'][:10]}"

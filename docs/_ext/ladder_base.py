@@ -1,9 +1,7 @@
 """What every ladder directive and role shares: paths, dependencies, the
 report of stale results, and the provenance line under a table.
 
-Importing this module puts code/ (the ladder_tools package) and the
-repository root (figures/) on sys.path, so that the extension's modules can
-import them whatever conf.py says. A page that shows a stale result (one
+A page that shows a stale result (one
 measured on other code than the tree's) records it here; the records are
 written to ``ladder-stale.json`` in the output folder, and with
 ``ladder_fail_on_stale = True`` each is also a warning, which fails a ``-W``
@@ -18,20 +16,21 @@ result stale) is said once, in the appendix section it links to.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.util import logging
 
-REPO = Path(__file__).resolve().parents[2]
-for folder in (REPO / "code", REPO):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+if TYPE_CHECKING:
+    from sphinx.config import Config
+    from sphinx.environment import BuildEnvironment
 
-import ladder_nodes  # noqa: E402
-from ladder_tools import binaries, results  # noqa: E402  (code/ is on the path now)
+import ladder_nodes
+from ladder_tools import binaries, results
+
+REPO = Path(__file__).resolve().parents[2]
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +49,12 @@ STALE_LABEL = "stale-results"
 
 class LadderMixin:
     """Paths and bookkeeping for a directive or role of the extension."""
+
+    if TYPE_CHECKING:  # what the SphinxDirective or SphinxRole beside it gives
+        env: BuildEnvironment
+        config: Config
+
+        def get_location(self) -> str: ...
 
     @property
     def repo_root(self) -> Path:
@@ -81,14 +86,16 @@ class LadderMixin:
 
     def note_stale(self, result: results.ChapterResult) -> None:
         """record_stale for a stale chapter result."""
+        assert result.stale is not None, "note_stale is for a stale result"
         self.record_stale(result.gpu, result.data["chapter"], result.path, result.stale)
 
 
-def _append_appendix_link(env, node: nodes.Element, label: str, text: str) -> None:
-    """Ends ``node`` with "The appendix says <text>.", ``text`` a link to the
-    appendix's section ``label``. A build without the appendix page (a
-    scratch page) gets the sentence without the link; a book whose appendix
-    has lost the label fails on the unresolved link."""
+def _append_appendix_link(env, node: nodes.Node, label: str, text: str) -> None:
+    """Ends ``node`` (a paragraph) with "The appendix says <text>.", ``text``
+    a link to the appendix's section ``label``. A build without the appendix
+    page (a scratch page) gets the sentence without the link; a book whose
+    appendix has lost the label fails on the unresolved link."""
+    assert isinstance(node, nodes.Element)
     node += nodes.Text(" The appendix says ")
     if APPENDIX in env.found_docs:
         node += addnodes.pending_xref(

@@ -41,20 +41,33 @@ forms in ladder_tools.formatting, drawing in figures/.
 
 from __future__ import annotations
 
+from typing import Any
+
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ladder_analysis import natural_figure
-from ladder_base import (LadderMixin, not_measured_box, provenance_paragraph, stale_notice,
-                         stale_result_box)
-from ladder_nodes import figure, paragraph, table, with_phone_drawing
-
 from figures import accuracy, by_size, ladder
+from ladder_analysis import natural_figure
+from ladder_base import (
+    LadderMixin,
+    not_measured_box,
+    provenance_paragraph,
+    stale_notice,
+    stale_result_box,
+)
+from ladder_nodes import figure, paragraph, table, with_phone_drawing
 from ladder_tools import goals, random_problems, results, values
-from ladder_tools.formatting import (DASH, format_error, format_gflops, format_percent,
-                                     format_size, format_time_range, parse_size)
+from ladder_tools.formatting import (
+    DASH,
+    format_error,
+    format_gflops,
+    format_percent,
+    format_size,
+    format_time_range,
+    parse_size,
+)
 
 
 def _not_measured(env, slug: str) -> nodes.Element:
@@ -258,7 +271,7 @@ class LadderDirective(LadderMixin, SphinxDirective):
         if not bars:
             return [not_measured_box(self.env, "Not measured yet",
                                      "No GPU has results for any chapter.")]
-        header = [[""] + [(name, 2) for name in gpu_names],
+        header: list[list[Any]] = [[""] + [(name, 2) for name in gpu_names],
                   ["Chapter"] + ["GFLOP/s", "% of cuBLAS"] * len(gpu_names)]
         labels = [slug.replace("-", " ", 1) for slug in slugs]
         size_text = format_size(size)
@@ -370,7 +383,7 @@ def _goal_item(verdict: goals.Verdict) -> nodes.list_item:
     text = [f", at least {goal.percent:g}% of {goal.against}: "
             f"measured at {len(verdict.measured)} of {len(goal.sizes)} sizes"]
     if verdict.measured:
-        lowest = min(verdict.measured, key=verdict.measured.get)
+        lowest = min(verdict.measured, key=lambda size: verdict.measured[size])
         text.append(f", the lowest {format_percent(verdict.measured[lowest])} at "
                     f"{_short_size(lowest)}. ")
         below = [f"{_short_size(size)} ({format_percent(pct)})"
@@ -550,13 +563,15 @@ class LadderRole(LadderMixin, SphinxRole):
                 f"{{ladder}}`{self.text}`: {error}", line=self.lineno)
             return [self.inliner.problematic(self.rawtext, self.rawtext, message)], [message]
         if request.kind == "chapter":
+            assert request.slug is not None  # the parser sets it for a chapter's value
             self.track(results.chapter_result_path(self.results_root, request.gpu, request.slug))
         elif request.kind == "baseline":
             self.track(results.baseline_path(self.results_root, request.gpu))
         text, classes = value.text, ["ladder-value"]
         if value.stale and value.source is None:
+            assert value.path is not None  # a value from no chapter result names its file
             self.record_stale(request.gpu, "GPU tests", value.path, value.stale)
-        elif value.stale:
+        elif value.stale and value.source is not None:
             self.note_stale(value.source)
             text += " (stale)"
             classes.append("ladder-stale")

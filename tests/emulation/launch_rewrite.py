@@ -180,7 +180,7 @@ def rewrite_file(source: Path, destination: Path) -> None:
     try:
         body = rewrite(text)
     except RewriteError as e:
-        raise SystemExit(f"{source}: {e}")
+        raise SystemExit(f"{source}: {e}") from e
     destination.parent.mkdir(parents=True, exist_ok=True)
     result = f'#line 1 "{source.resolve().as_posix()}"\n{body}'
     # Leave an unchanged file alone, so that the build does not recompile for nothing.

@@ -24,7 +24,8 @@ class Rewrite(unittest.TestCase):
 
     def test_template_kernel_and_qualified_name(self):
         self.assertEqual(
-            rewrite("ns::sgemm<T, ALIGNED, (N > 2)><<<blocks, T::NUM_THREADS, T::SMEM_BYTES, s>>>(a);"),
+            rewrite("ns::sgemm<T, ALIGNED, (N > 2)>"
+                    "<<<blocks, T::NUM_THREADS, T::SMEM_BYTES, s>>>(a);"),
             f"{L}(ns::sgemm<T, ALIGNED, (N > 2)>, blocks, T::NUM_THREADS, T::SMEM_BYTES, s)(a);")
 
     def test_nested_template_arguments(self):
@@ -81,7 +82,8 @@ class TheProjectsHeaders(unittest.TestCase):
 
     def test_headers(self):
         root = Path(__file__).resolve().parents[2]
-        headers = sorted([*root.glob("chapters/*/kernel.cuh"), *root.glob("chapters/*/exercise/*.cuh"),
+        headers = sorted([*root.glob("chapters/*/kernel.cuh"),
+                          *root.glob("chapters/*/exercise/*.cuh"),
                           *root.glob("code/include/ladder/*.cuh")])
         self.assertTrue(headers)
         for header in headers:

@@ -52,14 +52,17 @@ CHECKS = {
     "prose": ([], ["{python}", "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                    "tests/python/test_prose_numbers.py"]),
     # The chapters' own kernels run on the CPU (tests/emulation).
-    "emulation-ch04": (["emulation_test_ch04"], ["{build}/bin/emulation_test_ch04", "--gtest_brief=1"]),
-    "emulation-ch12": (["emulation_test_ch12"], ["{build}/bin/emulation_test_ch12", "--gtest_brief=1"]),
-    "emulation-ch13": (["emulation_test_ch13"], ["{build}/bin/emulation_test_ch13", "--gtest_brief=1"]),
+    "emulation-ch04": (["emulation_test_ch04"],
+                       ["{build}/bin/emulation_test_ch04", "--gtest_brief=1"]),
+    "emulation-ch12": (["emulation_test_ch12"],
+                       ["{build}/bin/emulation_test_ch12", "--gtest_brief=1"]),
+    "emulation-ch13": (["emulation_test_ch13"],
+                       ["{build}/bin/emulation_test_ch13", "--gtest_brief=1"]),
     "emulation-ch15-split": (["emulation_test_ch15"], ["{build}/bin/emulation_test_ch15",
                                                       "--gtest_brief=1",
                                                       "--gtest_filter=*SplitKeeps*"]),
-    "emulation-ch14": (["emulation_test_ch14"], ["{build}/bin/emulation_test_ch14", "--gtest_brief=1",
-                                                  "--gtest_filter=*Ch14Tf32"]),
+    "emulation-ch14": (["emulation_test_ch14"], ["{build}/bin/emulation_test_ch14",
+                                                  "--gtest_brief=1", "--gtest_filter=*Ch14Tf32"]),
     "emulation-ch14-nan": (["emulation_test_ch14"], ["{build}/bin/emulation_test_ch14",
                                                     "--gtest_brief=1", "--gtest_filter=*Nan*"]),
     "emulation-ch14-class": (["emulation_test_ch14"], ["{build}/bin/emulation_test_ch14",
@@ -105,7 +108,8 @@ MUTATIONS = [
              "return as_index<T>(thread_row<T>(tid, wm) + i, dot_idx);",
              "return as_index<T>(dot_idx, thread_row<T>(tid, wm) + i);", ["index", "bankmap-ctest"],
              "chapter 12's shared-memory A load index transposed"),
-    Mutation("accuracy-verdict-flipped", ACC, "a.max_rel_err <= a.tolerance && a.rel_norm_err <= a.tolerance",
+    Mutation("accuracy-verdict-flipped", ACC,
+             "a.max_rel_err <= a.tolerance && a.rel_norm_err <= a.tolerance",
              "a.max_rel_err > a.tolerance && a.rel_norm_err <= a.tolerance", ["cpu_tests"],
              "the accuracy verdict flipped"),
     Mutation("ch12-epilogue-wrong-element", "chapters/12-final/kernel.cuh",
@@ -145,13 +149,15 @@ MUTATIONS = [
     Mutation("prose-hand-typed-number", "chapters/09-autotuning/chapter.md", "", AUDIT_SENTENCE,
              ["prose"], "a hand-typed measured number in chapter 09's prose", append=True),
     # The bank model: off-by-ones and flipped comparisons.
-    Mutation("bank-of-off-by-one", BANK, "return static_cast<int>((byte_address / kBankBytes) % kBanks);",
+    Mutation("bank-of-off-by-one", BANK,
+             "return static_cast<int>((byte_address / kBankBytes) % kBanks);",
              "return static_cast<int>((byte_address / kBankBytes) % (kBanks - 1));", BANK_CHECKS,
              "bank_of takes the word modulo 31"),
     Mutation("bank-max-flipped", BANK, "if (count > phase.wavefronts) phase.wavefronts = count;",
              "if (count < phase.wavefronts) phase.wavefronts = count;", BANK_CHECKS,
              "a phase's wavefronts: the busiest bank's count flipped"),
-    Mutation("bank-ideal-off-by-one", BANK, "if (phase.active_lanes > 0) ++result.ideal_wavefronts;",
+    Mutation("bank-ideal-off-by-one", BANK,
+             "if (phase.active_lanes > 0) ++result.ideal_wavefronts;",
              "if (phase.active_lanes >= 0) ++result.ideal_wavefronts;", BANK_CHECKS,
              "an idle phase counts toward the ideal"),
     Mutation("bank-one-word-per-lane", BANK,
@@ -167,7 +173,8 @@ MUTATIONS = [
     # The accuracy verdict.
     Mutation("accuracy-nan-passes", ACC, "a.correct = a.bad_values == 0 && ", "a.correct = ",
              ["cpu_tests"], "a NaN in the output passes"),
-    Mutation("accuracy-norm-ignored", ACC, "a.max_rel_err <= a.tolerance && a.rel_norm_err <= a.tolerance",
+    Mutation("accuracy-norm-ignored", ACC,
+             "a.max_rel_err <= a.tolerance && a.rel_norm_err <= a.tolerance",
              "a.max_rel_err <= a.tolerance", ["cpu_tests"], "the norm error is not judged"),
     Mutation("accuracy-tf32-tolerance", ACC, "return 32.0 * kFp32UnitRoundoff",
              "return 8192.0 * kFp32UnitRoundoff", ["cpu_tests"],
@@ -184,7 +191,8 @@ MUTATIONS = [
     Mutation("stats-odd-even-flipped", STATS, "s.median = n % 2 ? samples[n / 2]",
              "s.median = !(n % 2) ? samples[n / 2]", ["cpu_tests"], "odd and even counts swapped"),
     Mutation("stats-gflops-one-flop", STATS, "2.0 * M * N * K / (ms * 1e-3) / 1e9",
-             "1.0 * M * N * K / (ms * 1e-3) / 1e9", ["cpu_tests"], "a multiply-add counted as one operation"),
+             "1.0 * M * N * K / (ms * 1e-3) / 1e9", ["cpu_tests"],
+             "a multiply-add counted as one operation"),
     Mutation("stats-gflops-int-overflow", STATS, "2.0 * M * N * K / (ms * 1e-3) / 1e9",
              "2.0 * (M * N * K) / (ms * 1e-3) / 1e9", ["cpu_tests"], "M * N * K in int (overflow)"),
     Mutation("stats-gflops-zero-time", STATS, "return ms > 0 ?", "return ms >= 0 ?", ["cpu_tests"],
@@ -215,14 +223,17 @@ MUTATIONS = [
              ["index"], "chapter 16's split gives an infinity a NaN small part (inf - inf)"),
     Mutation("ch14-nan-reads-as-infinity", "chapters/14-tf32/kernel.cuh",
              "  if (isnan(x)) bits |= kQuietBit;", "", ["emulation-ch14-nan"],
-             "chapter 14's rounding lets a NaN with a low payload reach the tensor cores as an infinity"),
+             "chapter 14's rounding lets a NaN with a low payload reach the tensor cores as an "
+             "infinity"),
     Mutation("ch14-tf32-changes-a-class", "chapters/14-tf32/kernel.cuh",
              "  if (all_finite) return;", "  return;",
              ["emulation-ch14-class"],
              "chapter 14 keeps the sum TF32 gives where rounding made a value 0 or infinite"),
     Mutation("ch14-fast-path-on-offset-pointers", "chapters/14-tf32/kernel.cuh",
-             "if (!aligned_to(g.A, 16) || !aligned_to(g.B, 16) || !aligned_to(g.C, 8)) return Path::kGeneral;",
-             "", ["emulation-ch14"], "chapter 14 takes its 16-byte copies on matrices one float off"),
+             "if (!aligned_to(g.A, 16) || !aligned_to(g.B, 16) || !aligned_to(g.C, 8)) "
+             "return Path::kGeneral;",
+             "", ["emulation-ch14"],
+             "chapter 14 takes its 16-byte copies on matrices one float off"),
     Mutation("ch16-operand-nan-reads-as-infinity", "chapters/16-wgmma/tiling.cuh",
              "return std::isnan(x) ? bits | 0x00400000u : bits;", "return bits;", ["index"],
              "chapter 16 hands Bᵀ's NaNs with low payloads to wgmma as they are"),
@@ -263,7 +274,8 @@ def copy_repo(dest: Path, worktree: bool) -> None:
                 (dest / f).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, dest / f)
     else:
-        archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True,
+                                 check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
 
 
@@ -276,7 +288,8 @@ def expand(cmd: list[str], build: Path, python: str) -> list[str]:
 CHECK_TIMEOUT_S = 300
 
 
-def run_checks(names: list[str], repo: Path, build: Path, python: str, env: dict) -> tuple[bool, str]:
+def run_checks(names: list[str], repo: Path, build: Path, python: str,
+               env: dict) -> tuple[bool, str]:
     """(all passed, what failed). A build that fails counts as a failure."""
     targets = sorted({t for n in names for t in CHECKS[n][0]})
     if targets:
@@ -322,13 +335,19 @@ def main() -> int:
     repo, build = tmp / "repo", tmp / "build"
     repo.mkdir()
     start = time.monotonic()
-    print(f"[mutation] copying {'the working tree' if args.worktree else 'HEAD'} to {repo}", flush=True)
+    print(f"[mutation] copying {'the working tree' if args.worktree else 'HEAD'} to {repo}",
+          flush=True)
     copy_repo(repo, args.worktree)
     done = sh(["cmake", "--preset", "default", "-B", str(build)], repo)
     if done.returncode != 0:
         print(done.stdout + done.stderr)
         return 2
-    env = {**os.environ, "LADDER_BUILD_DIR": str(build)}
+    # The book's environment imports this repository's packages from the
+    # checkout it was installed from (pyproject.toml, editable); the copy's
+    # own folders go first on the path, so the checks import the mutated copy.
+    copy_path = [repo / "code", repo, repo / "docs" / "_ext"]
+    env = {**os.environ, "LADDER_BUILD_DIR": str(build),
+           "PYTHONPATH": os.pathsep.join(map(str, copy_path))}
     checks = sorted({c for m in chosen for c in m.checks})
     print(f"[mutation] baseline: building and running {', '.join(checks)}", flush=True)
     ok, failed = run_checks(checks, repo, build, sys.executable, env)

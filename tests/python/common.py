@@ -1,7 +1,10 @@
 """Helpers the Python-side tests share."""
+import importlib.util
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -10,3 +13,18 @@ def has_gpu() -> bool:
     """True when nvidia-smi lists a GPU on this machine."""
     smi = shutil.which("nvidia-smi")
     return bool(smi) and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+
+
+def load_command(name: str) -> ModuleType:
+    """The command code/<name>.py (measure, sweep) as a module, for a test to
+    call its functions. The commands are scripts, not part of the installed
+    package: they run with a bare python3 and import ladder_tools from their
+    own folder. Loaded once, as `import` would: a test that patches one sees
+    the same module as the next."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "code" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before it runs: its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]

@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from common import ROOT  # noqa: E402
+from common import ROOT
 
 
 @pytest.fixture(scope="session")
@@ -16,7 +14,8 @@ def build_dir() -> Path:
     """The CMake build folder the chapters were built in (CTest passes it)."""
     path = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
     if not (path / "bin").is_dir():
-        pytest.skip(f"no built chapters in {path}/bin: build first (cmake --workflow --preset test)")
+        pytest.skip(f"no built chapters in {path}/bin: "
+                    "build first (cmake --workflow --preset test)")
     return path
 
 
@@ -44,7 +43,8 @@ def all_skipped_reasons(stats: dict) -> list[str] | None:
     reasons = []
     for report in skipped:
         longrepr = getattr(report, "longrepr", None)
-        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        whole = isinstance(longrepr, tuple) and len(longrepr) == 3
+        reason = longrepr[2] if whole else str(longrepr)
         reason = reason.removeprefix("Skipped: ")
         if reason not in reasons:
             reasons.append(reason)
@@ -53,7 +53,8 @@ def all_skipped_reasons(stats: dict) -> list[str] | None:
 
 def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+    finished = (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+    if reporter is None or exitstatus not in finished:
         return
     reasons = all_skipped_reasons(reporter.stats)
     if reasons is None:

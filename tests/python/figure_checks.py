@@ -21,7 +21,6 @@ import functools
 import io
 import math
 import os
-import sys
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -29,11 +28,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 matplotlib = pytest.importorskip("matplotlib")
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
@@ -157,8 +155,8 @@ def data_points(axes) -> list[tuple[float, float]]:
 
 def legend_problems(figure, renderer) -> list[str]:
     problems = []
-    legends = [(axes, axes.get_legend()) for axes in figure.axes if axes.get_legend()]
-    for axes, legend in legends:
+    legends = [axes.get_legend() for axes in figure.axes if axes.get_legend()]
+    for legend in legends:
         box = legend.get_window_extent(renderer)
         for other in figure.axes:
             for x, y in data_points(other):
@@ -467,12 +465,12 @@ def draw_order(figure) -> dict:
     saved = {cls: cls.__dict__["draw"] for cls in classes}
     try:
         for cls, original in saved.items():
-            setattr(cls, "draw", recording(original))
+            cls.draw = recording(original)
         with plt.rc_context(style.RC):
             figure.canvas.draw()
     finally:
         for cls, original in saved.items():
-            setattr(cls, "draw", original)
+            cls.draw = original
     return order
 
 

@@ -26,11 +26,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ladder_tools import binaries, provenance
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
-sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import binaries, provenance  # noqa: E402
 SITE_VARIABLE = "LADDER_FIXTURE_SITE"
 DOXYGEN_MISSING = "Doxygen is not installed (Debian: apt-get install doxygen)"
 SKIP = 77

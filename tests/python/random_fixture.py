@@ -6,12 +6,11 @@ writes them (results_check.identity_errors passes).
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from ladder_tools import provenance, random_problems
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import provenance, random_problems  # noqa: E402
 
 FIXTURE_GPU = "Fixture GPU A (h200 folder)"
 #: The chapters whose binaries time cuBLAS on TF32 beside SGEMM.
@@ -61,6 +60,11 @@ def binary_output(slug: str, problems: list, pct=lambda index: 120.0, seed: int 
             "sizes": sizes}
 
 
+def constant(value: float):
+    """pct(index) that is `value` for every problem."""
+    return lambda index: value
+
+
 def random_file(seed: int = 12345, pcts: dict | None = None) -> dict:
     """A random.json for `seed` whose inputs match the tree now (fresh);
     `pcts` maps a chapter to its pct(index) (default: every problem at
@@ -70,7 +74,7 @@ def random_file(seed: int = 12345, pcts: dict | None = None) -> dict:
     sources = [f"chapters/{slug}/kernel.cu" for slug in random_problems.RANDOM_CHAPTERS]
     chapters = {}
     for slug, goal in random_problems.RANDOM_CHAPTERS.items():
-        written = binary_output(slug, problems, pcts.get(slug, lambda i: 2 * goal.percent),
+        written = binary_output(slug, problems, pcts.get(slug, constant(2 * goal.percent)),
                                 seed)
         written["provenance"]["inputs"] = provenance.hash_files(
             [f"chapters/{slug}/kernel.cu"], ROOT)

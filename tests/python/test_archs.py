@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from common import ROOT
-
-sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import archs, results  # noqa: E402
+from ladder_tools import archs, results
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bankmap_check  # noqa: E402
+import bankmap_check
 
 REPO = Path(__file__).resolve().parents[2]
 BANKMAP = Path(os.environ.get("LADDER_BUILD_DIR", REPO / "build")) / "bin" / "bankmap"
@@ -176,7 +175,8 @@ def test_the_checks_model_skips_inactive_lanes():
     # Only lanes 0 and 16 active at stride 2: two words in bank 0, 2 wavefronts;
     # only lane 0: one.
     addresses = [8 * lane for lane in range(32)]
-    assert bankmap_check.model(addresses, 4, [lane in (0, 16) for lane in range(32)])["wavefronts"] == 2
+    active = [lane in (0, 16) for lane in range(32)]
+    assert bankmap_check.model(addresses, 4, active)["wavefronts"] == 2
     assert bankmap_check.model(addresses, 4, [lane == 0 for lane in range(32)])["wavefronts"] == 1
 
 
@@ -199,8 +199,8 @@ def test_the_check_passes_on_what_bankmap_prints_and_fails_on_a_wrong_count():
     first = reports[0]
     text_out = bankmap("--all").stdout
     line = f"{first['wavefronts']} wavefronts, ideal"
-    assert bankmap_check.check_text(text_out.replace(line, f"{first['wavefronts'] + 1} wavefronts, ideal", 1),
-                                    reports)
+    wrong = text_out.replace(line, f"{first['wavefronts'] + 1} wavefronts, ideal", 1)
+    assert bankmap_check.check_text(wrong, reports)
 
 
 @built

@@ -16,25 +16,46 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import fixture_site
+from ladder_tools import goals, pending, provenance
+from ladder_tools.formatting import (
+    format_error,
+    format_gflops,
+    format_ms,
+    format_percent,
+    format_size,
+    format_time_range,
+    parse_size,
+)
+from ladder_tools.results import (
+    RESULTS_DIR_VARIABLE,
+    ChapterResult,
+    ResultsError,
+    chapter_slugs,
+    check_chapter_result,
+    fastest_cublas_gflops,
+    gpu_folders,
+    load_chapter_result,
+    load_chapter_results,
+    median_cublas_gflops,
+    results_root,
+    staleness,
+)
+from ladder_tools.values import (
+    BASELINE_KEYS,
+    CHAPTER_KEYS,
+    FP64_ERROR_KEYS,
+    NOT_MEASURED,
+    parse_value_request,
+    resolve_value,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-sys.path.insert(0, str(ROOT / "code"))
-
-from ladder_tools import goals, pending, provenance  # noqa: E402
-from ladder_tools.formatting import (format_error, format_gflops, format_ms,  # noqa: E402
-                                     format_percent, format_size, format_time_range, parse_size)
-from ladder_tools.results import (RESULTS_DIR_VARIABLE, ChapterResult, ResultsError,  # noqa: E402
-                                  chapter_slugs, check_chapter_result, gpu_folders,
-                                  fastest_cublas_gflops, load_chapter_result, load_chapter_results,
-                                  median_cublas_gflops, results_root, staleness)
-from ladder_tools.values import (BASELINE_KEYS, CHAPTER_KEYS, FP64_ERROR_KEYS,  # noqa: E402
-                                 NOT_MEASURED, parse_value_request, resolve_value)
-import fixture_site  # noqa: E402
 
 #: The book the book command rendered (<build>/book), set by CTest
 #: (tests/CMakeLists.txt) after its book.render fixture ran the target.
@@ -746,7 +767,6 @@ def test_an_unknown_key_fails_a_strict_build(book_python, tmp_path):
     source = tmp_path / "src"
     source.mkdir()
     (source / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['myst_parser', 'ladder_results']\n"
         f"ladder_repo_root = {str(ROOT)!r}\n")
     (source / "index.md").write_text("# Test\n\n{ladder}`01-naive:4096:speed`\n")

@@ -21,23 +21,51 @@ from pathlib import Path
 
 import pytest
 
+import fixture_site
+from ladder_tools import (
+    bankmap,
+    formatting,
+    issue,
+    kernels,
+    mix,
+    provenance,
+    results,
+    sweep_results,
+    transpose,
+)
+from ladder_tools.binaries import (
+    BUILD_DIR_VARIABLE,
+    AnalysisError,
+    build_dir,
+    chapter_folder,
+    find_variant,
+    require_binary,
+    variant_of,
+)
+from ladder_tools.metrics import METRIC
+from ladder_tools.ncu import (
+    KernelCounters,
+    entry_kernels,
+    load_ncu,
+    ncu_entry,
+    ncu_header,
+    ncu_row,
+    parse_model,
+)
+from ladder_tools.resources import (
+    RESOURCES_HEADER,
+    Launch,
+    ReportedResources,
+    agreement,
+    arch_of_capability,
+    computed_occupancy,
+    kernel_resources,
+    resources_rows,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 FIXTURES = ROOT / "tests" / "fixtures" / "results"
-sys.path.insert(0, str(ROOT / "code"))
-
-from ladder_tools import (bankmap, formatting, issue, kernels, mix, provenance,  # noqa: E402
-                          results, sweep_results, transpose)
-from ladder_tools.binaries import (BUILD_DIR_VARIABLE, AnalysisError, build_dir,  # noqa: E402
-                                   chapter_folder, find_variant, require_binary, variant_of)
-from ladder_tools.metrics import METRIC  # noqa: E402
-from ladder_tools.ncu import (KernelCounters, entry_kernels, load_ncu, ncu_entry,  # noqa: E402
-                              ncu_header, ncu_row, parse_model)
-from ladder_tools.resources import (RESOURCES_HEADER, Launch, ReportedResources,  # noqa: E402
-                                    agreement, arch_of_capability, computed_occupancy,
-                                    kernel_resources, resources_rows)
-
-import fixture_site  # noqa: E402
 
 # -- Kernel names ---------------------------------------------------------------
 
@@ -336,7 +364,7 @@ def test_ncu_row_with_a_model():
     top, bottom = ncu_header(models)
     row = ncu_row("04-x", kernel, 1.0, None, models)
     assert len(row) == len(bottom) == 2 + 6 + 4 + 1
-    assert dict(zip(bottom[:8], row[:8])) == {
+    assert dict(zip(bottom[:8], row[:8], strict=True)) == {
         "chapter": "04-x", "kernel": "sgemm_x", "instructions": "100", "wavefronts": "125",
         "wavefronts/instr.": "1.25", "model": "1.00", "difference": "+25.0%",
         "bank conflicts": "25"}
@@ -534,7 +562,6 @@ def build_page(python: str, tmp_path: Path, page: str, results: Path,
     source = tmp_path / "src"
     source.mkdir(exist_ok=True)
     (source / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
         f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
     (source / "index.md").write_text(page)
@@ -687,7 +714,8 @@ def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, mess
 def test_the_bank_grid_renders_its_panels_and_caption(binaries, sphinx_python, tmp_path):
     empty = tmp_path / "results"
     empty.mkdir()
-    page = ("# Scratch\n\n```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
+    page = ("# Scratch\n\n"
+            "```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
             ":titles: rows of 32 floats; rows of 33 floats\nLook at the *rows*.\n```\n")
     done = build_page(sphinx_python, tmp_path, page, empty, binaries)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -748,14 +776,16 @@ def test_the_resources_table_states_the_workspace(binaries, sphinx_python, tmp_p
     data["sizes"][2]["workspace_bytes"] = 5 * 2**20
     (measured / "h200" / "chapters").mkdir(parents=True)
     (measured / "h200" / "chapters" / "13-tail.json").write_text(json.dumps(data))
-    page = "# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n```{ladder-resources} 12-final\n```\n"
+    page = ("# Scratch\n\n```{ladder-resources} 13-tail\n```\n\n"
+            "```{ladder-resources} 12-final\n```\n")
     done = build_page(sphinx_python, tmp_path, page, measured, binaries)
     assert done.returncode == 0, done.stdout + done.stderr
     text = page_text(tmp_path)
     assert text.count("asks the harness for a workspace") == 1
     big = data["sizes"][2]
-    assert (f"2 of the {len(data['sizes'])} measured sizes used one, the largest 5.0 MiB "
-            f"({5 * 2**20:,} bytes) at {big['M']} × {big['N']} × {big['K']}") in " ".join(text.split())
+    said = (f"2 of the {len(data['sizes'])} measured sizes used one, the largest 5.0 MiB "
+            f"({5 * 2**20:,} bytes) at {big['M']} × {big['N']} × {big['K']}")
+    assert said in " ".join(text.split())
 
 
 def test_describe_finds_the_variant_of_a_result(binaries):
@@ -787,7 +817,6 @@ def test_a_stale_sweep_or_transpose_is_marked_and_reported(binaries, sphinx_pyth
 
 
 def test_a_part_ii_results_table_adds_the_percent_of_cublas_on_tf32():
-    sys.path.insert(0, str(DOCS / "_ext"))
     import ladder_results
     entry = {"M": 512, "N": 512, "K": 512, "correct": True, "max_rel_err": 1e-3,
              "time_ms": {"median": 0.012, "min": 0.0118, "max": 0.0121},

@@ -55,8 +55,8 @@ os.environ.setdefault("SE_OFFLINE", "true")
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 CHAPTER = "chapters/01-naive/chapter.html"
@@ -519,7 +519,8 @@ for (const [kind, e] of items) {
   const what = `${kind} in #${section ? section.id : '?'} ("${
     (e.innerText || '').trim().split('\\n')[0].slice(0, 40)}")`;
   if (box.scrollWidth > box.clientWidth + 1) {
-    problems.push(`${what}: ${box.scrollWidth} px of content in ${box.clientWidth} px (${named(box)})`);
+    problems.push(`${what}: ${box.scrollWidth} px of content in ` +
+                  `${box.clientWidth} px (${named(box)})`);
   }
   for (const edge of [box, e]) {
     const right = edge.getBoundingClientRect().right;

@@ -8,16 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
+import describe_check
 from common import ROOT, has_gpu
-
-sys.path.insert(0, str(ROOT / "code"))
-from ladder_tools import sass_mix  # noqa: E402  (the analysis' own search for cuobjdump)
-
-import describe_check  # noqa: E402
+from ladder_tools import sass_mix
 
 CUOBJDUMP = sass_mix.find_cuobjdump()
 

@@ -10,15 +10,17 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
 from figure_checks import MODES, ROOT, drawn, ink_problems, legend_problems
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-from matplotlib.colors import to_rgba  # noqa: E402
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
 
-from figures import accuracy  # noqa: E402
-from ladder_tools.results import ChapterResult  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.colors import to_rgba
+
+from figures import accuracy
+from ladder_tools.results import ChapterResult
 
 
 def made_up_fp64(kernel: tuple[float, float], cublas=(1.1e-6, 6.0e-7),

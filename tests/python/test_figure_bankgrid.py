@@ -10,16 +10,25 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from figure_checks import (
+    BUILD,
+    COLUMN_PX,
+    MODES,
+    ROOT,
+    drawn,
+    natural_width_px,
+    panel,
+    text_problems,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px, panel,
-                           text_problems)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import bankgrid  # noqa: E402
-from ladder_tools.bankmap import run_bankmap  # noqa: E402
-
+from figures import bankgrid
+from ladder_tools.bankmap import run_bankmap
 
 BANKGRID = re.compile(r"^```\{ladder-bankgrid\}\s+(.+)$")
 
@@ -69,12 +78,13 @@ def expected_words(report: dict) -> dict[tuple[int, int], bool]:
 
 
 def check_bankgrid(name: str, reports: list[dict], titles: list[str], mode: str) -> list[str]:
-    grids = [bankgrid.bank_grid(report, title) for report, title in zip(reports, titles)]
+    grids = [bankgrid.bank_grid(report, title)
+             for report, title in zip(reports, titles, strict=True)]
     figure, renderer = drawn(lambda: bankgrid.bankgrid_figure(grids, mode))
     problems = []
     try:
         problems += text_problems(figure, renderer, mode)
-        for index, (report, title) in enumerate(zip(reports, titles)):
+        for index, (report, title) in enumerate(zip(reports, titles, strict=True)):
             axes = panel(figure, f"bankgrid-{index}")
             rows = abs(axes.get_ylim()[0] - axes.get_ylim()[1])
             if rows != report["wavefronts"]:
@@ -97,7 +107,7 @@ def check_bankgrid(name: str, reports: list[dict], titles: list[str], mode: str)
                 problems.append(f"{report['name']}: {len(cells)} cells, {len(labels)} labels")
             expected = expected_words(report)
             drawn_words = Counter()
-            for cell, label in zip(cells, labels):
+            for cell, label in zip(cells, labels, strict=True):
                 first_bank, row = int(cell.get_x()), int(cell.get_y())
                 banks = round(cell.get_width())
                 lane = int(re.match(r"\d+", label.get_text()).group())

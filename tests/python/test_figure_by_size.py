@@ -17,15 +17,24 @@ test fixtures (tests/fixtures/results/), and made-up worst cases.
 import json
 from pathlib import Path
 
+from figure_checks import (
+    MODES,
+    RESULT_FOLDERS,
+    ROOT,
+    drawn,
+    ink_problems,
+    legend_problems,
+    tick_label_overlaps,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (MODES, RESULT_FOLDERS, ROOT, drawn, ink_problems, legend_problems,
-                           tick_label_overlaps)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import by_size  # noqa: E402
-from ladder_tools.results import ChapterResult  # noqa: E402
+from figures import by_size
+from ladder_tools.results import ChapterResult
 
 
 def chapter_results() -> list[tuple[str, dict]]:

@@ -5,13 +5,17 @@ what build/bin/lastround gives from the chapter's own last_round() and
 block_work(), and what the figure draws of it.
 """
 
-import pytest
+from itertools import pairwise
 
 from figure_checks import BUILD, MODES, ROOT, drawn, patches, text_problems, texts_of
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
 
-from figures import cut  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+
+from figures import cut
 
 
 def expected_cut(size: int, sms: int) -> tuple[int, int, int, int]:
@@ -47,7 +51,7 @@ def test_the_cut_figure_is_the_count(size, mode):
             by_sm.setdefault(bar.sm, []).append((bar.start, bar.start + bar.steps))
         for spans in by_sm.values():
             spans.sort()
-            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+            assert all(a[1] <= b[0] for a, b in pairwise(spans))
     figure, renderer = drawn(lambda: cut.cut_figure(found, mode))
     try:
         assert text_problems(figure, renderer, mode) == []

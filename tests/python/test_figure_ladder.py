@@ -3,14 +3,16 @@ of its own, on its own scale, with cuBLAS on TF32; without Part II it is one
 panel.
 """
 
-import pytest
-
 from figure_checks import MODES, drawn, ink_problems, legend_problems
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-from matplotlib.patches import Rectangle  # noqa: E402
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
 
-from figures import ladder  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.patches import Rectangle
+
+from figures import ladder
 
 
 def made_up_ladder() -> tuple[list[str], list[ladder.LadderBars]]:

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from figure_checks import BUILD, ROOT
-
-from figures import mix  # noqa: E402
-from ladder_tools.binaries import chapter_binaries  # noqa: E402
-from ladder_tools.kernels import select_kernels  # noqa: E402
-from ladder_tools.mix import kernel_mix, mix_categories  # noqa: E402
+from figures import mix
+from ladder_tools.binaries import chapter_binaries
+from ladder_tools.kernels import select_kernels
+from ladder_tools.mix import kernel_mix, mix_categories
 
 
 def own_kernel_mix(binary: Path, *parts: str) -> dict:

@@ -8,16 +8,18 @@ import os
 import re
 import subprocess
 import sys
-
-import pytest
+from itertools import pairwise
 
 from figure_checks import BUILD, MODES, ROOT, drawn, panel, text_problems, texts_of
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
 
-from figures import pipeline  # noqa: E402
-from ladder_tools.binaries import AnalysisError, describe  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
+from figures import pipeline
+from ladder_tools.binaries import AnalysisError, describe
 
 PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]
 
@@ -82,14 +84,14 @@ def pipeline_problems(c: dict, tasks) -> list[str]:
     # copies in order; the consumers finish one first).
     for kind in kinds:
         order = [task(kind, k) for k in steps]
-        for a, b in zip(order, order[1:]):
+        for a, b in pairwise(order):
             if b.start < a.start or (kind != "copy" and b.start < a.end):
                 problems.append(f"{kind} of step {b.step} runs before that of step {a.step}")
     # A stage holds one thing at a time.
     for stage in range(stages):
         lane = sorted((t for t in tasks if t.stage == stage), key=lambda t: t.start)
         problems += [f"stage {stage}: {a.kind} {a.step} and {b.kind} {b.step} overlap"
-                     for a, b in zip(lane, lane[1:]) if b.start < a.end]
+                     for a, b in pairwise(lane) if b.start < a.end]
     # The ring overlaps copying with multiplying: the producer runs ahead.
     if not any(a.kind == "copy" and b.kind == "mma" and a.start == b.start and a.step > b.step
                for a in tasks for b in tasks):

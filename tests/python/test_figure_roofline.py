@@ -10,18 +10,18 @@ import json
 from itertools import combinations
 from pathlib import Path
 
+from figure_checks import BUILD, H200, MODES, ROOT, TILING_CHAPTERS, drawn, drawn_texts, overlaps
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
+from matplotlib.colors import to_rgba
+from matplotlib.text import Text
 
-from figure_checks import (BUILD, H200, MODES, ROOT, TILING_CHAPTERS, drawn, drawn_texts,
-                           overlaps)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-from matplotlib.colors import to_rgba  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
-
-from figures import ladder, roofline, style  # noqa: E402
-from ladder_tools.binaries import describe  # noqa: E402
-
+from figures import ladder, roofline, style
+from ladder_tools.binaries import describe
 
 #: The roofline is the FMA units': Part II's chapters (the tensor cores) are not on it.
 ROOFLINE_CHAPTERS = [(slug, binary) for slug, binary in TILING_CHAPTERS

@@ -5,14 +5,26 @@ not by the figure's module.
 
 import json
 
+from figure_checks import (
+    BUILD,
+    H200,
+    MODES,
+    ROOT,
+    describe_constants,
+    drawn,
+    panel,
+    patches,
+    text_problems,
+    texts_of,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (BUILD, H200, MODES, ROOT, describe_constants, drawn, panel, patches,
-                           text_problems, texts_of)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import rounds  # noqa: E402
+from figures import rounds
 
 
 def expected_rounds(size: int) -> tuple[int, int, int, int]:

@@ -3,14 +3,25 @@ code's order: the counts are computed here from --describe, not by the
 figure's module.
 """
 
+from figure_checks import (
+    BUILD,
+    MODES,
+    ROOT,
+    describe_constants,
+    drawn,
+    panel,
+    patches,
+    text_problems,
+    texts_of,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (BUILD, MODES, ROOT, describe_constants, drawn, panel, patches,
-                           text_problems, texts_of)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import stages  # noqa: E402
+from figures import stages
 
 
 @pytest.mark.parametrize("mode", MODES)

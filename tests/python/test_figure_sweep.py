@@ -10,14 +10,24 @@ fixtures', and made-up worst cases.
 
 import json
 
+from figure_checks import (
+    MODES,
+    RESULT_FOLDERS,
+    ROOT,
+    drawn,
+    ink_problems,
+    legend_problems,
+    tick_label_overlaps,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (MODES, RESULT_FOLDERS, ROOT, drawn, ink_problems, legend_problems,
-                           tick_label_overlaps)
+from figures import sweep
 
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import sweep  # noqa: E402
 
 def sweeps() -> list[tuple[str, list[float], list[bool], int]]:
     """(name, rates, correct, committed index) per sweep file."""
@@ -48,7 +58,7 @@ SWEEP_CASES = sweeps() + [
 @pytest.mark.parametrize("name,rates,correct,committed", SWEEP_CASES,
                          ids=[c[0] for c in SWEEP_CASES])
 def test_sweep_figure_is_legible(name, rates, correct, committed, mode, stacked):
-    median = sorted(r for r, ok in zip(rates, correct) if ok)[sum(correct) // 2]
+    median = sorted(r for r, ok in zip(rates, correct, strict=True) if ok)[sum(correct) // 2]
     figure, renderer = drawn(lambda: sweep.sweep_figure(
         rates, correct, committed, median, mode, stacked))
     try:
@@ -70,7 +80,7 @@ def test_sweep_figure_is_legible(name, rates, correct, committed, mode, stacked)
                             f"{radius:.1f} px) is not inside the axes {inside.bounds}")
         # The y axis spans the correct rates: it does not start at 0 when
         # they are all far above it, and it shows every one of them.
-        good = [r for r, ok in zip(rates, correct) if ok]
+        good = [r for r, ok in zip(rates, correct, strict=True) if ok]
         low, high = axes.get_ylim()
         if low > min(good) or high < max(good):
             problems.append(f"y axis {low:.0f}..{high:.0f} cuts off the rates "

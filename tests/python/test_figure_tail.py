@@ -8,20 +8,21 @@ those of the placement, the table those of the tool.
 
 import json
 import re
+from itertools import pairwise
 from pathlib import Path
 
+from figure_checks import BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px, text_problems
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
+from matplotlib.colors import to_rgb
 
-from figure_checks import (BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px,
-                           text_problems)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-from matplotlib.colors import to_rgb  # noqa: E402
-
-from figures import tail  # noqa: E402
-from ladder_tools import results as results_tools  # noqa: E402
-from ladder_tools import tailplan  # noqa: E402
-
+from figures import tail
+from ladder_tools import results as results_tools
+from ladder_tools import tailplan
 
 TAIL_SIZES = ["512", "768", "1024", "1280", "1536", "2048", "2560", "3072", "4096",
               "4097x4097x4097", "512x512x16384", "128x4096x4096"]
@@ -122,7 +123,7 @@ def test_every_schemes_segments_cover_each_tiles_steps_once(size):
         (panel,) = tail.tail_panels([(scheme, report)])
         assert sum(b.steps for b in panel.bars) == plan["tiles"] * plan["steps"], scheme
         busy = panel.busy()
-        area = sum(level * (after[0] - time) for (time, level), after in zip(busy, busy[1:]))
+        area = sum(level * (after[0] - time) for (time, level), after in pairwise(busy))
         assert area == plan["tiles"] * plan["steps"], scheme
         assert busy[-1][1] == 0 and max(level for _, level in busy) <= panel.slots, scheme
         # No slot runs two blocks at once.
@@ -131,7 +132,7 @@ def test_every_schemes_segments_cover_each_tiles_steps_once(size):
             by_slot.setdefault(b.slot, []).append((b.start, b.start + b.steps))
         for spans in by_slot.values():
             spans.sort()
-            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), scheme
+            assert all(a[1] <= b[0] for a, b in pairwise(spans)), scheme
 
 
 def tail_rounds_or_skip(size: str, schemes: list[str]):
@@ -196,7 +197,7 @@ def test_the_tail_figure_shows_plain_tiles_idle_tail_and_stream_ks_even_shares()
     # 156 tiles' steps shared by 132 blocks, every share the same give or take one.
     dp = stream.plan["dp_tiles"]
     assert dp == 132
-    lengths = [e - s for e, s in zip(stream.block_ends(), stream.block_starts())]
+    lengths = [e - s for e, s in zip(stream.block_ends(), stream.block_starts(), strict=True)]
     assert set(lengths[:dp]) == {stream.plan["steps"]}
     shares = lengths[dp:]
     assert len(shares) == 132 and max(shares) - min(shares) <= 1
@@ -204,7 +205,7 @@ def test_the_tail_figure_shows_plain_tiles_idle_tail_and_stream_ks_even_shares()
     axes = [panel_of(found_figure, f"tail-panel-{i}")
             for found_figure in [tail.tail_rounds_figure(found, "light")] for i in (0, 1)]
     try:
-        spans = [a.get_xlim()[1] * p.step_time for a, p in zip(axes, found.panels)]
+        spans = [a.get_xlim()[1] * p.step_time for a, p in zip(axes, found.panels, strict=False)]
         assert spans[0] == pytest.approx(spans[1])
     finally:
         plt.close(axes[0].figure)
@@ -258,7 +259,7 @@ def test_the_tail_plans_table_is_the_tools_plans():
     rows = tailplan.plans_rows(report, ours, tiles)
     assert len(rows) == len(sizes)
     assert len(tailplan.PLANS_HEADER) == len(rows[0])
-    for row, entry, size in zip(rows, report["sizes"], sizes):
+    for row, entry, size in zip(rows, report["sizes"], sizes, strict=True):
         own, plain = entry["variants"]["default"], entry["variants"]["tiles"]
         assert row[0] == tailplan.size_text(size)
         assert row[1] == {"big": "Big", "small": "Small"}[own["tiling"]]

@@ -13,17 +13,27 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
+from figure_checks import (
+    COLUMN_PX,
+    MODES,
+    ROOT,
+    corner,
+    drawn,
+    natural_width_px,
+    panel,
+    text_problems,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
+from matplotlib.colors import to_rgba
 
-from figure_checks import (COLUMN_PX, MODES, ROOT, corner, drawn, natural_width_px, panel,
-                           text_problems)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-from matplotlib.colors import to_rgba  # noqa: E402
-
-from figures import style, tail_map  # noqa: E402
-from ladder_tools.formatting import DASH, format_gflops, format_percent  # noqa: E402
-
+from common import load_command
+from figures import style, tail_map
+from ladder_tools.formatting import DASH, format_gflops, format_percent
 
 MAP_ABSENT = {(512, 2048, 4096), (4096, 4096, 256)}
 MAP_UNTIMED = {(8192, 256, 4096)}
@@ -85,9 +95,10 @@ def test_the_tail_map_draws_every_size_at_its_place_with_its_values(mode):
             assert to_rgba(p.get_facecolor())[:3] == to_rgba(colour)[:3], (row, column)
         # (b): a point per K, a gap where the size was not measured.
         for gid, key in (("map-pct-line", "pct_cublas"), ("map-rate-line", "cublas_gflops")):
-            (line,) = [l for a in figure.axes for l in a.get_lines() if l.get_gid() == gid]
+            (line,) = [drawn_line for a in figure.axes for drawn_line in a.get_lines()
+                       if drawn_line.get_gid() == gid]
             assert list(line.get_xdata()) == list(tail_map.SWEEP_KS)
-            for k, y in zip(tail_map.SWEEP_KS, line.get_ydata()):
+            for k, y in zip(tail_map.SWEEP_KS, line.get_ydata(), strict=True):
                 entry = timed.get((tail_map.SWEEP_MN, tail_map.SWEEP_MN, k))
                 assert math.isnan(y) if entry is None else y == entry[key], (gid, k)
         note = [t.get_text() for t in figure.texts if t.get_gid() == "map-note"]
@@ -106,7 +117,7 @@ def test_the_tail_map_draws_every_size_at_its_place_with_its_values(mode):
 def test_a_complete_tail_map_has_no_note_and_no_grey_cell():
     entries = [e for e in made_up_map_entries() if "time_ms" in e]
     entries += [{**e, "M": m, "N": n, "K": k} for (m, n, k), e in
-                zip(MAP_ABSENT | MAP_UNTIMED, entries)]
+                zip(MAP_ABSENT | MAP_UNTIMED, entries, strict=False)]
     found = tail_map.tail_map("Made-up GPU", entries)
     assert not found.missing() and tail_map.missing_words(found) == ""
     figure, _ = drawn(lambda: tail_map.tail_map_figure(found, "light"))
@@ -119,8 +130,7 @@ def test_a_complete_tail_map_has_no_note_and_no_grey_cell():
 
 
 def test_the_measure_command_measures_every_size_of_the_tail_map():
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     def size_of(text: str) -> tuple[int, int, int]:
         dims = tuple(int(d) for d in text.split("x"))
@@ -182,7 +192,7 @@ def test_the_phones_tail_map_shows_the_same_values(mode):
         for gid in ("map-cublas", "map-dash"):
             assert map_texts(heats[1], gid) == map_texts(heats[0], gid)
         for gid in ("map-pct-line", "map-rate-line"):
-            lines = [[l for a in f.axes for l in a.get_lines() if l.get_gid() == gid][0]
+            lines = [[line for a in f.axes for line in a.get_lines() if line.get_gid() == gid][0]
                      for f in (wide, narrow)]
             assert list(lines[0].get_xdata()) == list(lines[1].get_xdata())
         assert [t.get_text() for t in narrow.texts if t.get_gid() == "map-note"]

@@ -9,17 +9,30 @@ labels on top of each other).
 
 import re
 
+from figure_checks import (
+    BUILD,
+    MODES,
+    ROOT,
+    TILING_CHAPTERS,
+    corner,
+    drawn,
+    drawn_texts,
+    panel,
+    patches,
+    size,
+    text_problems,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.colors
+import matplotlib.pyplot as plt
 import pytest
+from matplotlib.patches import ConnectionPatch
 
-from figure_checks import (BUILD, MODES, ROOT, TILING_CHAPTERS, corner, drawn, drawn_texts,
-                           panel, patches, size, text_problems)
-
-import matplotlib.colors  # noqa: E402  (after figure_checks: it skips without matplotlib)
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import ConnectionPatch  # noqa: E402
-
-from figures import style, tiling  # noqa: E402
-from ladder_tools.binaries import describe  # noqa: E402
+from figures import style, tiling
+from ladder_tools.binaries import describe
 
 
 def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,

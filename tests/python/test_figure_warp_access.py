@@ -11,16 +11,26 @@ legible in both modes and fits the book's column.
 import re
 from pathlib import Path
 
+from figure_checks import (
+    BUILD,
+    COLUMN_PX,
+    MODES,
+    ROOT,
+    drawn,
+    natural_width_px,
+    panel,
+    patches,
+    text_problems,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (BUILD, COLUMN_PX, MODES, ROOT, drawn, natural_width_px, panel,
-                           patches, text_problems)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import warp_access  # noqa: E402
-from ladder_tools.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap  # noqa: E402
-
+from figures import warp_access
+from ladder_tools.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap
 
 WARP_ACCESS = re.compile(r"^```\{ladder-warp-access\}\s+(.+)$")
 

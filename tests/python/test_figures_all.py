@@ -22,23 +22,53 @@ checked. The checks are tested here too, on toy figures that break them.
 from __future__ import annotations
 
 import functools
-import sys
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from figure_checks import (
+    BUILD,
+    MODES,
+    ROOT,
+    collisions,
+    draw_order,
+    phone_scale,
+    shown_texts,
+    small_on_a_phone,
+    svg_width_px,
+)
+
+# figure_checks first: it skips the file when matplotlib is missing.
+# isort: split
+
+import matplotlib.pyplot as plt
 import pytest
 
-from figure_checks import (BUILD, MODES, ROOT, collisions, draw_order, phone_scale,
-                           shown_texts, small_on_a_phone, svg_width_px)
-
-import matplotlib.pyplot as plt  # noqa: E402  (after figure_checks: it skips without matplotlib)
-
-from figures import (accuracy, bankgrid, bankmap, by_size, cut, fragments,  # noqa: E402
-                     handshake, ladder, mix, pipeline, roofline, rounds, split, stages, style,
-                     sweep, tail, tail_map, tiling, warp_access)
-from ladder_tools import results, sweep_results, tailplan  # noqa: E402
-from ladder_tools.formatting import parse_size  # noqa: E402
+from figures import (
+    accuracy,
+    bankgrid,
+    bankmap,
+    by_size,
+    cut,
+    fragments,
+    handshake,
+    ladder,
+    mix,
+    pipeline,
+    roofline,
+    rounds,
+    split,
+    stages,
+    style,
+    sweep,
+    tail,
+    tail_map,
+    tiling,
+    warp_access,
+)
+from ladder_tools import results, sweep_results, tailplan
+from ladder_tools.formatting import parse_size
 
 # -- The figures on the pages ----------------------------------------------------------
 
@@ -184,7 +214,7 @@ def draws_bankgrid(d: Directive):
     titles = ([t.strip() for t in d.option("titles").split(";")] if d.option("titles")
               else list(d.arguments))
     grids = [bankgrid.bank_grid(run_bankmap(tool("bankmap"), name), title)
-             for name, title in zip(d.arguments, titles)]
+             for name, title in zip(d.arguments, titles, strict=True)]
     return [("", "scroll", lambda mode: bankgrid.bankgrid_figure(grids, mode))]
 
 
@@ -320,7 +350,7 @@ class Measured:
     least_pt: float
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def measured(directive: Directive, mode: str) -> list[Measured]:
     """Each drawing of ``directive`` in ``mode``, drawn and measured once
     (both tests read it)."""

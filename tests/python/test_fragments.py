@@ -18,7 +18,6 @@ code says, and build/bin/fragmap says what the PTX ISA says.
 
 import os
 import re
-import sys
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
@@ -26,11 +25,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 pytest.importorskip("matplotlib")
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from figures import bankgrid, fragments, style  # noqa: E402
@@ -156,7 +154,7 @@ def test_the_tiles_figure_labels_each_element_with_the_tools_lane(report, mode):
             registers = [t for t in axes.texts if t.get_gid() == "register"]
             cells = [p for p in axes.patches if (p.get_gid() or "").startswith("cell-g")]
             assert len(lanes) == len(registers) == len(cells) == len(expected), name
-            for text, tag, cell in zip(lanes, registers, cells):
+            for text, tag, cell in zip(lanes, registers, cells, strict=True):
                 x, y = text.get_position()
                 row, col = int(y), int(x)
                 lane, register = expected[(row, col)]
@@ -173,7 +171,8 @@ def test_the_tiles_figure_labels_each_element_with_the_tools_lane(report, mode):
         assert [t.get_text() for t in texts if to_rgba(t.get_color()) != ink] == []
         assert overlapping(texts, renderer) == []
         # Thick lines: A in quarters, B and C in halves; none down C's columns.
-        lines = {a.get_gid(): len([l for l in a.get_lines() if l.get_gid() == "register-line"])
+        lines = {a.get_gid(): len([line for line in a.get_lines()
+                                   if line.get_gid() == "register-line"])
                  for a in figure.axes}
         assert lines == {"tile-A": 2, "tile-B": 1, "tile-C": 1}
     finally:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from common import ROOT, has_gpu
+from common import ROOT, has_gpu, load_command
 
 
 @pytest.mark.skipif(has_gpu(), reason="this machine has a GPU")
@@ -32,16 +32,14 @@ def test_chapters_names_a_chapter_or_the_transpose_exercise(tmp_path):
     assert done.returncode == 1
     assert "no chapter 13-tails" in done.stderr
     assert not (tmp_path / "build").exists()
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
     assert measure.measures_transpose([])
     assert measure.measures_transpose(["13-tail", measure.TRANSPOSE])
     assert not measure.measures_transpose(["13-tail"])
 
 
 def test_a_partial_run_keeps_other_chapters_and_stamps_its_own(tmp_path):
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     path = tmp_path / "ncu.json"
     sources = {"01-naive": "chapters/01-naive/kernel.cu",
@@ -69,8 +67,7 @@ NCU_FIXTURES = ROOT / "tests" / "fixtures" / "ncu"
 
 
 def parse_fixture(name: str, size: str = "4096") -> dict:
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     done = subprocess.CompletedProcess(["ncu"], 0, (NCU_FIXTURES / name).read_text(), "")
     return measure.parse_ncu_csv(done, size)
@@ -92,8 +89,10 @@ def test_ncu_csv_values_with_thousands_separators_are_whole_numbers():
     assert '"402,668,655"' in text  # the fixture is written as ncu writes it
     [counters] = parse_fixture("counters-09-autotuning.txt")["kernels"].values()
     # 402,668,655 shared-load wavefronts: four hundred and two million, not 402.
-    assert counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 402 * 10**6 + 668 * 10**3 + 655
-    assert counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 12 * 10**6 + 582 * 10**3 + 912
+    shared_loads = counters["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    assert shared_loads == 402 * 10**6 + 668 * 10**3 + 655
+    global_loads = counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+    assert global_loads == 12 * 10**6 + 582 * 10**3 + 912
 
 
 def test_ncu_csv_keeps_each_kernel_apart():
@@ -109,8 +108,7 @@ def test_ncu_csv_keeps_each_kernel_apart():
 
 
 def test_ncu_without_a_table_reports_its_last_lines():
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     out = ("==PROF== Connected to process 5120 (/tmp/bin/09-autotuning)\n"
            "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access "
@@ -125,8 +123,7 @@ def test_every_program_the_measure_command_writes_for_can_be_hashed():
     (measure.inputs_of, nvcc -M over the source). A source that nvcc -M cannot
     read stops the run with nothing written, as a chapter whose header refuses
     GPUs before sm_80 did when nvcc -M was given no architecture."""
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     sources = [f"chapters/{c}/kernel.cu" for c in measure.chapter_folders()]
     sources += [measure.TRANSPOSE_SOURCE, measure.BASELINE_SOURCE]
@@ -141,8 +138,7 @@ def test_every_program_the_measure_command_writes_for_can_be_hashed():
 def test_a_build_folder_outside_the_repository_is_shown_whole(tmp_path):
     """--build-dir may lie outside the repository (a scratch disk); the
     progress line names it whole instead of failing."""
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     assert measure.shown(ROOT / "build" / "measure") == "build/measure"
     assert measure.shown(tmp_path / "b") == str((tmp_path / "b").resolve())
@@ -152,8 +148,7 @@ def test_a_size_named_twice_is_measured_once():
     """A chapter's extra sizes may name a standard size again in another
     spelling (13-tail lists 256x256x256 beside the standard 256): the
     benchmark and the sanitizer take each product once."""
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     assert measure.distinct(["256", "512", "256x256x256", "129x130x1000", "512X512X512"]) == \
         ["256", "512", "129x130x1000"]
@@ -167,8 +162,7 @@ def test_a_size_named_twice_is_measured_once():
 def test_own_sizes_reach_the_chapter_and_the_variants_it_names(tmp_path, monkeypatch):
     """own-sizes is for the chapter's own binary and the variants that
     own-sizes-variants names; the others get extra-sizes alone."""
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
     from types import SimpleNamespace
 
     def sizes(name, chapter="16-wgmma"):
@@ -197,8 +191,7 @@ def test_a_quick_run_caps_every_size_at_2048(monkeypatch, tmp_path):
     """--quick keeps a chapter's extra and own sizes, but drops every size
     with a dimension over 2048 (16-wgmma lists 4097 cubed and 256 x 256 x
     65536, which a first look does not need)."""
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     asked = []
 
@@ -221,8 +214,7 @@ def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path)
     """--changed measures a chapter when one of its binaries has no result on
     the GPU, or a result built from a file that has changed since; the rest
     are left alone. A copy of one GPU's committed results, edited."""
-    sys.path.insert(0, str(ROOT / "code"))
-    import measure
+    measure = load_command("measure")
 
     gpus = sorted(p for p in (ROOT / "results").iterdir()
                   if (p / "chapters" / "01-naive.json").exists())
@@ -245,3 +237,21 @@ def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path)
     assert ("03-flat-block" in found) == ("03-flat-block" in fresh)
     assert measure.changed_chapters(ROOT, tmp_path / "no-such-gpu", chapters) == [
         *chapters, measure.TRANSPOSE, measure.RANDOM]
+
+
+def test_the_commands_need_only_the_standard_library():
+    """The measure and sweep commands run on a bare GPU machine, with python3
+    and nothing installed (README: measure on your own GPU): run without
+    site-packages (-S) from code/, they and every module of ladder_tools
+    import."""
+    modules = sorted(p.stem for p in (ROOT / "code" / "ladder_tools").glob("*.py"))
+    program = "import measure, sweep\n" + "".join(
+        f"import ladder_tools.{name}\n" for name in modules if name != "__init__")
+    done = subprocess.run([sys.executable, "-S", "-E", "-s", "-c", program],
+                          cwd=ROOT / "code", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for command in ("measure.py", "sweep.py"):
+        done = subprocess.run([sys.executable, "-S", "-E", "-s", str(ROOT / "code" / command),
+                               "--help"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "usage:" in done.stdout

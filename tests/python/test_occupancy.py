@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from ladder_tools import occupancy, sass_mix
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "code"))
-from ladder_tools import occupancy, sass_mix  # noqa: E402
 
 KIB = 1024
 
@@ -211,7 +211,7 @@ def test_agrees_with_nvidias_occupancy_calculator(tmp_path):
     assert len(rows) == len(cases)
     no_limit = 2**31 - 1  # the header's INT_MAX
     mismatches = []
-    for (a, _, _, threads, regs, smem), row in zip(cases, rows):
+    for (a, _, _, threads, regs, smem), row in zip(cases, rows, strict=True):
         r = occupancy.blocks_per_sm(a, threads, regs, smem)
         ours = [r["blocks_per_sm"]]
         ours += [no_limit if r["limits"][k] is None else r["limits"][k] for k in occupancy.LIMITS]

@@ -24,18 +24,16 @@ from the variants' --describe constants and the rules of the kernel's code
 
 import os
 import re
-import sys
 from itertools import combinations
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "code")]
 
 pytest.importorskip("matplotlib")
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from figures import handshake, split, style  # noqa: E402
@@ -359,7 +357,7 @@ def split_problems(c: dict, figure) -> list[str]:
         problems.append(f"the stage's tiles are {[p.get_gid() for p in tiles]}")
         return problems
     total = 0
-    for patch, (key, rows, columns) in zip(tiles, expected):
+    for key, rows, columns in expected:
         (words,) = texts.get(f"tile-{key}-words", [""])
         found = BYTES.search(words)
         size = rows * columns * 4
@@ -370,7 +368,7 @@ def split_problems(c: dict, figure) -> list[str]:
                             f"{size:,} B")
     widths = [p.get_width() for p in tiles]
     floats = [r * col for _, r, col in expected]
-    if any(abs(w / widths[1] - f / floats[1]) > 0.05 for w, f in zip(widths, floats)):
+    if any(abs(w / widths[1] - f / floats[1]) > 0.05 for w, f in zip(widths, floats, strict=True)):
         problems.append(f"the tiles' widths {widths} are not their floats {floats}")
     if total != c["COPY_FLOATS"] * 4:
         problems.append(f"the tiles make {total:,} bytes, the copies {c['COPY_FLOATS'] * 4:,}")

@@ -116,7 +116,8 @@ def allow_list(path: Path = ALLOW) -> list[tuple[str, str, str]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = [p.strip() for p in line.split(" | ")]
-        assert len(parts) == 3 and all(parts), f"{path.name}:{number}: want `file | phrase | reason`"
+        assert len(parts) == 3 and all(parts), \
+            f"{path.name}:{number}: want `file | phrase | reason`"
         entries.append(tuple(parts))
     return entries
 

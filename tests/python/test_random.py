@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from common import ROOT
+import random_fixture
+from common import ROOT, load_command
+from ladder_tools import pending, results
+from ladder_tools import random_problems as rp
+from ladder_tools import results_check as rc
 
-sys.path.insert(0, str(ROOT / "code"))
-import measure  # noqa: E402
-import random_fixture  # noqa: E402
-from ladder_tools import pending, results  # noqa: E402
-from ladder_tools import random_problems as rp  # noqa: E402
-from ladder_tools import results_check as rc  # noqa: E402
+measure = load_command("measure")
 
 DOCS = ROOT / "docs"
 
@@ -290,7 +289,6 @@ def build_page(python: str, tmp_path: Path, results_dir: Path) -> str:
     source = tmp_path / "src"
     source.mkdir()
     (source / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
         "extensions = ['myst_parser', 'ladder_results']\n"
         f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
     (source / "index.md").write_text(PAGE)

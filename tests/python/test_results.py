@@ -24,13 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from common import ROOT
+import random_fixture
+from common import ROOT, load_command
+from ladder_tools import binaries, pending, random_problems
+from ladder_tools import results_check as rc
 
-sys.path.insert(0, str(ROOT / "code"))
-import measure  # noqa: E402
-import random_fixture  # noqa: E402
-from ladder_tools import binaries, pending, random_problems  # noqa: E402
-from ladder_tools import results_check as rc  # noqa: E402
+measure = load_command("measure")
 
 RESULTS = ROOT / "results"
 REFERENCE = RESULTS / "h200"
@@ -390,7 +389,7 @@ def fake_measure(tmp_path, monkeypatch):
         if "--seed" in cmd and "--json" in cmd:
             slug = Path(cmd[0]).name
             asked = cmd[cmd.index("--sizes") + 1:cmd.index("--budget-s")]
-            problems = [dict(zip("MNK", measure.dims(size))) for size in asked]
+            problems = [dict(zip("MNK", measure.dims(size), strict=True)) for size in asked]
             goal = random_problems.RANDOM_CHAPTERS[slug].percent
             written = random_fixture.binary_output(
                 slug, problems, run["random"].get(slug, lambda i: 2 * goal),
@@ -414,7 +413,8 @@ def fake_measure(tmp_path, monkeypatch):
     # What each program was built from is hashed from the real tree (nvcc -M
     # on the fake root would find no sources); cached per source as in a run.
     monkeypatch.setattr(measure, "inputs_of",
-                        lambda source: {source: "0" * 64, "code/include/ladder/runner.cuh": "1" * 64})
+                        lambda source: {source: "0" * 64,
+                                        "code/include/ladder/runner.cuh": "1" * 64})
     monkeypatch.setattr(sys, "argv", ["measure.py", "--build-dir", str(tmp_path / "build"),
                                       "--seed", "4242"])
     return root, run

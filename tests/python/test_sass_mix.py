@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from ladder_tools import sass_mix
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "code"))
-from ladder_tools import sass_mix  # noqa: E402
 
 # Each kernel is written so that the compiler has no choice about the
 # instruction under test; the comment says why.
@@ -276,8 +276,10 @@ def test_chapter_01_k_loop_has_ffma_and_global_loads():
 def test_instructions_predicated_never_are_not_counted():
     """ptxas puts `@!PT LDS RZ, [RZ]` beside cp.async: predicated on "not
     true", it never executes, and must not count as a shared load."""
-    never = "        /*0120*/                   @!PT LDS RZ, [RZ] ;                                   /* 0x000fe20000000800 */"
-    real = "        /*0130*/                   @P0 LDS R4, [R2] ;                                   /* 0x000fe20000000800 */"
+    never = ("        /*0120*/                   @!PT LDS RZ, [RZ] ;"
+             "                                   /* 0x000fe20000000800 */")
+    real = ("        /*0130*/                   @P0 LDS R4, [R2] ;"
+            "                                   /* 0x000fe20000000800 */")
     assert sass_mix.parse_instruction(never) is None
     parsed = sass_mix.parse_instruction(real)
     assert parsed is not None and parsed.opcode == "LDS" and parsed.predicated

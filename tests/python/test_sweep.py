@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from common import ROOT
+from common import ROOT, load_command
 
 
 def needs_nvcc():
@@ -28,7 +28,7 @@ PARAMETERS = list(json.loads((ROOT / "chapters" / CHAPTER / "sweep.json").read_t
                   ["parameters"])
 # 256 threads are 8 warps, but a 64 x 128 block tile holds only 2 x 2 warp
 # tiles of 32 x 64: the threads do not match the tiles.
-INVALID = dict(zip(PARAMETERS, [64, 128, 16, 32, 64, 2, 8, 4, 256, 1]))
+INVALID = dict(zip(PARAMETERS, [64, 128, 16, 32, 64, 2, 8, 4, 256, 1], strict=True))
 INVALID_RULE = "there must be one warp per warp tile"
 
 
@@ -95,7 +95,7 @@ def test_the_chosen_configuration_is_one_the_sweep_runs(listed):
     chosen = re.search(r"using Chosen = Tiling<([\d, ]+)>;", KERNEL.read_text())
     assert chosen, "kernel.cu has no `using Chosen = Tiling<...>;`"
     values = [int(v) for v in chosen.group(1).split(",")]
-    assert dict(zip(PARAMETERS, values)) in listed
+    assert dict(zip(PARAMETERS, values, strict=True)) in listed
 
 
 def test_the_register_filters_keep_64_to_128_results_per_thread(listed):
@@ -108,8 +108,8 @@ def fastest_correct(configs: list[dict]) -> dict:
     best = None
     for c in configs:
         r = c["result"]
-        if r["status"] == "correct" and "gflops" in r and (best is None
-                                                            or r["gflops"] > best["result"]["gflops"]):
+        faster = best is None or r["gflops"] > best["result"]["gflops"]
+        if r["status"] == "correct" and "gflops" in r and faster:
             best = c
     return best
 
@@ -128,7 +128,7 @@ def test_the_chapter_runs_the_winner_of_its_committed_sweeps(chapter):
         pytest.skip(f"no committed H200 sweep of {chapter}")
     summary = json.loads(reference.read_text())
     winner = summary["winner"]
-    assert dict(zip(parameters, values)) == winner["params"]
+    assert dict(zip(parameters, values, strict=True)) == winner["params"]
     # ... and the recorded winner is the fastest correct configuration swept.
     best = fastest_correct(summary["configs"])
     assert best is not None
@@ -144,10 +144,7 @@ def config(n: int, status: str, gflops: float | None) -> dict:
 
 
 def sweep_code():
-    sys.path.insert(0, str(ROOT / "code"))
-    import sweep as sweep_module
-
-    return sweep_module
+    return load_command("sweep")
 
 
 # The fastest entry is incorrect, the second fastest failed to build after
@@ -190,7 +187,8 @@ def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypa
     # winner, and the table it prints, put the fastest correct one first.
     sweep_module = sweep_code()
     monkeypatch.setattr(sweep_module, "ROOT", tmp_path)
-    monkeypatch.setattr(sweep_module, "inputs", lambda chapter: {f"chapters/{chapter}/kernel.cu": "0" * 64})
+    monkeypatch.setattr(sweep_module, "inputs",
+                        lambda chapter: {f"chapters/{chapter}/kernel.cu": "0" * 64})
     source = tmp_path / "chapters" / "x" / "kernel.cu"
     source.parent.mkdir(parents=True)
     source.write_text("// a kernel\n// [chosen]\nusing Chosen = Tiling<1>;\n// [end]\n")
@@ -212,8 +210,7 @@ def test_the_report_records_the_fastest_correct_configuration(tmp_path, monkeypa
 
 
 def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
-    sys.path.insert(0, str(ROOT / "code"))
-    import sweep as sweep_module
+    sweep_module = load_command("sweep")
 
     text = KERNEL.read_text()
     block = sweep_module.chosen_block(CHAPTER, "ch09::Tiling<1, 2, 3>", "Test GPU", "test")
@@ -222,7 +219,6 @@ def test_commit_winner_rewrites_only_the_chosen_block(tmp_path):
     assert "the winner of the sweep on the Test GPU" in rewritten
     assert "results/test/sweep-09-autotuning.json" in rewritten
     # Everything outside the block is untouched: the sweep's hash still matches.
-    sys.path.insert(0, str(ROOT / "code"))
     from ladder_tools import provenance
 
     assert provenance.without_chosen(rewritten) == provenance.without_chosen(text)
