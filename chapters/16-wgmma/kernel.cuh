@@ -1,8 +1,7 @@
-// Chapter 16's host side: the tensor maps TMA copies by, the launch
-// (which path a product takes, its workspace, the early launch after a pass
-// over A), the count that picks a tile, and the chapter as the runner and
-// --describe see it. The product runs on TF32 (A and B rounded to it first,
-// as cuBLAS rounds them; truncated by wgmma itself in the variant
+// Chapter 16's host side: the launch (which path a product takes, its
+// workspace, the early launch after a pass over A), the counts that pick a
+// tile, and the chapter as the runner and --describe see it. The product runs on TF32 (A and B
+// rounded to it first, as cuBLAS rounds them; truncated by wgmma itself in the variant
 // "truncated"), or on 3xTF32 (the tilings that chapter 17 runs). Everything
 // but main(), which is in kernel.cu. It needs the sm_90a target (an H100 or
 // H200). Products whose rows TMA cannot copy (K or N not a multiple of 4)
@@ -13,11 +12,9 @@
 // The chapter's files, in the order they build on one another: tiling.cuh
 // (the tile, B's layout, A's split, the counts), ptx.cuh (one function per
 // instruction), pipeline.cuh (the stages and the consumers' loops),
-// slices.cuh (the cut last round's sum), sgemm_wgmma.cuh (the kernels), and
-// this file.
+// slices.cuh (the cut last round's sum), sgemm_wgmma.cuh (the kernels),
+// maps.cuh (the tensor maps TMA copies by), and this file.
 #pragma once
-
-#include <cuda.h>  // CUtensorMap and its enums (the driver is reached through the runtime)
 
 #include <algorithm>
 #include <cstdint>
@@ -30,53 +27,11 @@
 #include "../13-tail/kernel.cuh"
 #include "../14-tf32/kernel.cuh"
 #include "../15-3xtf32/kernel.cuh"
+#include "maps.cuh"
 #include "sgemm_wgmma.cuh"
 #include "tiling.cuh"
 
 namespace ch16 {
-
-// [maps]
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-// The driver's cuTensorMapEncodeTiled, found through the runtime, so that
-// the program needs no link to libcuda.
-EncodeTiled encode_tiled() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                              cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    std::fprintf(stderr, "16-wgmma: the driver has no cuTensorMapEncodeTiled\n");
-    std::exit(1);
-  }
-  return reinterpret_cast<EncodeTiled>(fn);
-}
-
-/// A map of a row-major float matrix of rows x columns, copied in boxes of
-/// box_rows x BOX_COLUMNS floats (128 bytes wide) with the 128-byte swizzle.
-/// Outside the matrix the copy fills zeros. The rows must be multiples of 16
-/// bytes.
-inline CUtensorMap row_major_map(EncodeTiled encode, const float* base, int rows, int columns,
-                                 int box_rows) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(columns), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(columns) * sizeof(float)};  // per row
-  const cuuint32_t box[2] = {BOX_COLUMNS, static_cast<cuuint32_t>(box_rows)};  // innermost first
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult rc =
-      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (rc != CUDA_SUCCESS) {
-    std::fprintf(stderr, "16-wgmma: cuTensorMapEncodeTiled failed (%d)\n", static_cast<int>(rc));
-    std::exit(1);
-  }
-  return map;
-}
-// [end]
 
 // [launch]
 /// Whether `p` lies on a 16-byte boundary.
@@ -199,14 +154,24 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [end]
 
 // [launch-by-count]
+/// Tiling T's count: the floats the busiest SM copies, without a cut
+/// (copy_rounds()), or with the last round cut (cut_copies()).
+template <class T, bool CUT>
+long long copy_count(const ladder::Gemm& g, int sms) {
+  if constexpr (CUT) return cut_copies<T>(g.M, g.N, g.K, sms);
+  return copy_rounds<T>(g.M, g.N, sms);
+}
+
 /// The chapter's own launcher: the 256-row or the 64-row tile where its
-/// count is the smallest, the 128-row tile otherwise.
-template <class Square = Chosen, class Twice = Wide, class Half = Narrow>
+/// count is the smallest, the 128-row tile otherwise. With CUT, the count
+/// is the cut's (the variant "cut"); the launch cuts the last round only
+/// where the workspace has room for the slices (workspace_cut()).
+template <class Square = Chosen, class Twice = Wide, class Half = Narrow, bool CUT = false>
 void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = ch13::sm_count();  // chapter 13's
-  const long long square = copy_rounds<Square>(g.M, g.N, sms);
-  const long long wide = copy_rounds<Twice>(g.M, g.N, sms);
-  const long long narrow = copy_rounds<Half>(g.M, g.N, sms);
+  const long long square = copy_count<Square, CUT>(g, sms);
+  const long long wide = copy_count<Twice, CUT>(g, sms);
+  const long long narrow = copy_count<Half, CUT>(g, sms);
   if (wide < square && wide < narrow) {
     launch<Twice>(g, stream);
   } else if (narrow < square) {
@@ -225,6 +190,18 @@ inline void launch_truncated_by_count(const ladder::Gemm& g, cudaStream_t stream
 /// The chapter's own workspace: the copies', and A rounded (every tile
 /// needs the same).
 inline long long workspace_rounded(int M, int N, int K) { return workspace_parts<Chosen>(M, N, K); }
+
+/// The cut's workspace: the chapter's own, and room for the widest tile's
+/// slices where any of the three tiles' last round is cut.
+template <class Square = Chosen, class Twice = Wide, class Half = Narrow>
+long long workspace_cut(int M, int N, int K) {
+  static const int sms = ch13::sm_count();
+  const bool cut = last_round<Square>(M, N, K, sms).slices > 1 ||
+                   last_round<Twice>(M, N, K, sms).slices > 1 ||
+                   last_round<Half>(M, N, K, sms).slices > 1;
+  return workspace_parts<Square>(M, N, K) + (cut ? slices_floats<Twice>() : 0);
+}
+// [end]
 
 /// Why this GPU cannot run chapter `slug` (16 or 17), or empty when it can:
 /// wgmma and TMA as built here need compute capability 9.0 exactly.
@@ -279,9 +256,10 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
 /// @brief This chapter as the runner and --describe see it: on TF32 with A
 /// and B rounded, the tile the count picks (its constants and resources are
 /// the 128 x 128 tile's), the same with A and B truncated ("truncated"),
-/// the 128 x 128 tile as the variant "square", the 256 x 128 one as "wide",
-/// the 64 x 128 one as "narrow". Chapter 17 runs the 3xTF32 tilings
-/// (Split and the others) of the same kernel.
+/// both with the last round cut ("cut", "truncated-cut"; chapter 17's page
+/// teaches the cut), the 128 x 128 tile as the variant "square", the
+/// 256 x 128 one as "wide", the 64 x 128 one as "narrow". Chapter 17 runs
+/// the 3xTF32 tilings (Split and the others) of the same kernel.
 inline ladder::Chapter chapter() {
   return {
       "16-wgmma",
@@ -291,6 +269,12 @@ inline ladder::Chapter chapter() {
                        launch_by_count<>, workspace_rounded),
        variant<Truncated>("truncated", "TF32 on wgmma, A and B truncated, the tile the count picks",
                           launch_truncated_by_count, workspace_parts<Truncated>),
+       variant<Chosen>("cut", "TF32 on wgmma, the tile the cut's count picks, last round cut",
+                       launch_by_count<Chosen, Wide, Narrow, true>, workspace_cut<>),
+       variant<Truncated>("truncated-cut",
+                          "TF32 on wgmma, A and B truncated, the cut's tile, last round cut",
+                          launch_by_count<Truncated, TruncatedWide, TruncatedNarrow, true>,
+                          workspace_cut<Truncated, TruncatedWide, TruncatedNarrow>),
        variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
        variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
        variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles")},

@@ -162,6 +162,23 @@ __host__ __device__ constexpr BlockWork block_work(const LastRound& r, int block
 }
 // [end]
 
+// [pick-cut]
+/// The K-steps the busiest SM runs for the tiles `r`, one block per SM at a
+/// time: a tile's steps for each whole round, then a slice's where the last
+/// round is cut (a whole last round where it is not).
+constexpr long long busiest_steps(const LastRound& r, int sms) {
+  const long long whole_rounds = (r.whole_tiles + sms - 1) / sms;
+  return whole_rounds * r.steps + (r.slices > 1 ? r.steps_per_slice : 0);
+}
+
+/// Chapter 16's count (copy_rounds()) with the last round cut: the floats
+/// the busiest SM copies, (BM + BN) * BK for each of its K-steps.
+template <class T>
+constexpr long long cut_copies(int M, int N, int K, int sms) {
+  return busiest_steps(last_round<T>(M, N, K, sms), sms) * (T::BM + BN) * BK;
+}
+// [end]
+
 // [pick-3xtf32]
 /// 3xTF32's count. Its three products make the tensor cores, not the copies,
 /// bound a K-step, so the count is the K-steps of the busiest SM: a tile's
@@ -177,10 +194,7 @@ constexpr double kNarrowSplitStep = 0.68;
 template <class T>
 constexpr double split_steps(int M, int N, int K, int sms) {
   static_assert(T::PRODUCTS == 3 && (T::BM == 64 || T::BM == 128), "3xTF32's two tiles");
-  const LastRound r = last_round<T>(M, N, K, sms);
-  const int whole_rounds = (r.whole_tiles + sms - 1) / sms;
-  const int last = r.slices > 1 ? r.steps_per_slice : 0;
-  return (whole_rounds * r.steps + last) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
+  return busiest_steps(last_round<T>(M, N, K, sms), sms) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
 }
 // [end]
 
