@@ -90,15 +90,15 @@ class FigureDirective(LadderMixin, SphinxDirective):
     figure, made by directive_of(), holds it)."""
 
     has_content = True
-    drawn_figure: Figure
+    declared: Figure
 
     def run(self) -> list[nodes.Node]:
         context = Context(self.repo_root, self.build_dir)
-        request = self.drawn_figure.request(
+        request = self.declared.request(
             self.arguments, self.options,
             " ".join(line.strip() for line in self.content if line.strip()))
         try:
-            drawn = self.drawn_figure.load(context, request)
+            drawn = self.declared.load(context, request)
         except (AnalysisError, results.ResultsError) as error:
             raise self.error(f"{self.name}: {error}") from error
         for path in [*context.tools, *drawn.read]:
@@ -112,23 +112,24 @@ class FigureDirective(LadderMixin, SphinxDirective):
                 for node in figure_nodes(drawing, self.state, self.lineno)]
 
 
-def directive_of(drawn: Figure) -> type[FigureDirective]:
+def directive_of(declared: Figure) -> type[FigureDirective]:
     """The directive class of one figure: its arguments and options."""
-    least, most = drawn.arguments
+    least, most = declared.arguments
 
     class Directive(FigureDirective):
-        drawn_figure = drawn
         required_arguments = least
         optional_arguments = most - least
-        option_spec = _option_spec(drawn.options)
+        option_spec = _option_spec(declared.options)
+
+    Directive.declared = declared
 
     return Directive
 
 
 def setup(app):
     app.setup_extension("ladder_base")
-    for name, drawn in every_figure().items():
-        if drawn.directive:
-            app.add_directive(f"ladder-{name}", directive_of(drawn))
+    for name, declared in every_figure().items():
+        if declared.directive:
+            app.add_directive(f"ladder-{name}", directive_of(declared))
     return {"version": "1", "env_version": 1,
             "parallel_read_safe": True, "parallel_write_safe": True}
