@@ -330,7 +330,9 @@ def draw_tail_map(m: TailMap, mode: str, phone: bool = False) -> bytes:
 
 
 def load(context: Context, request: Request) -> Drawn:
-    """The figure itself says how many sizes are not measured yet."""
+    """The figure itself says how many sizes are not measured yet. Shrunk to
+    a phone's column its text would be 8 px high: a phone has a narrow
+    drawing of its own."""
     gpu = request.options["gpu"]
     read = [results.chapter_result_path(context.results_root, gpu, CHAPTER)]
     found, result = chapter_tail_map(context.repo_root, gpu)
@@ -338,7 +340,8 @@ def load(context: Context, request: Request) -> Drawn:
         return Drawn([], f"No map: {gpu} has no result for {CHAPTER}.", read)
     caption = (request.caption_or(f"Chapter 13's % of cuBLAS on the {found.gpu}.")
                + (f" Stale: {found.gpu}." if result.stale else ""))
-    return Drawn([Drawing(lambda mode: tail_map_figure(found, mode), alt_text(found), caption)],
+    return Drawn([Drawing(lambda mode: tail_map_figure(found, mode), alt_text(found), caption,
+                          phone=lambda mode: tail_map_figure(found, mode, phone=True))],
                  read=read, used=[result])
 
 
