@@ -243,7 +243,8 @@ def load(context: Context, request: Request) -> Drawn:
         # "; " between labels: a chapter's title may hold a comma.
         f"Stale: {'; '.join(stale)}." if stale else "") if part)
     return Drawn([Drawing(lambda mode: accuracy_figure(found, mode), alt_text(found), caption)],
-                 read=read, used=used)
+                 read=read, used=used,
+                 notes=[f"no point for {', '.join(found.missing)}"] if found.missing else [])
 
 
 FIGURE = Figure("accuracy", "Part II's error against FP64 and TFLOP/s at one size, a point per "

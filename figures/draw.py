@@ -96,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         drawn = figure.load(Context(ROOT), request)
         if not drawn.drawings:
-            sys.exit(f"draw: {drawn.missing}")
+            sys.exit(f"draw: {drawn.missing[:1].lower()}{drawn.missing[1:]}")
+        for note in drawn.notes:
+            print(f"draw: {note}", file=sys.stderr)
         for drawing in drawn.drawings:
             if args.phone and drawing.phone is None:
                 sys.exit(f"draw: {figure.name} has no phone's drawing")

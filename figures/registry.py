@@ -115,12 +115,14 @@ class Drawn:
     """What ``load`` gives: the drawings, or none and ``missing``, the words
     that say what is not measured yet; the files read (the page is rebuilt
     when one changes) and the chapter results used (a stale one is
-    reported)."""
+    reported); ``notes``, what the drawings leave out, in words that draw.py
+    prints (the page says it in the caption or in the figure)."""
 
     drawings: list[Drawing]
     missing: str = ""
     read: list[Path] = field(default_factory=list)
     used: list[results.ChapterResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 class Context:

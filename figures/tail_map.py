@@ -342,7 +342,7 @@ def load(context: Context, request: Request) -> Drawn:
                + (f" Stale: {found.gpu}." if result.stale else ""))
     return Drawn([Drawing(lambda mode: tail_map_figure(found, mode), alt_text(found), caption,
                           phone=lambda mode: tail_map_figure(found, mode, phone=True))],
-                 read=read, used=[result])
+                 read=read, used=[result], notes=[missing_words(found)] if found.missing() else [])
 
 
 FIGURE = Figure("tail-map", "chapter 13's % of cuBLAS over M x N and over K, beside cuBLAS's "
