@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
 from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request, positive_int
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, tool_json
 
@@ -174,11 +174,6 @@ def cut_figure(c: Cut, mode: str):
         figure.text(0.5, 0.985, title_words(c), ha="center", va="top", fontsize=TEXT - 1,
                     color=ink, linespacing=1.3)
         return figure
-
-
-def draw_cut(c: Cut, mode: str) -> bytes:
-    with plt.rc_context(RC):
-        return svg(cut_figure(c, mode))
 
 
 # -- The figure, as the book asks for it (figures/registry.py) ------------------------

@@ -254,11 +254,6 @@ def load_grids(report: dict) -> list[bankgrid.Grid]:
     return [bankgrid.bank_grid(found, load_title(found)) for found in shown_loads(report)]
 
 
-def draw_loads(grids: list[bankgrid.Grid], mode: str) -> bytes:
-    """The loads figure as SVG for the page mode ``mode``."""
-    return bankgrid.draw_bankgrid(grids, mode)
-
-
 # -- The figure, as the book asks for it (figures/registry.py) ------------------------
 
 

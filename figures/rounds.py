@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
 from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request, positive_int
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, find_variant
 
@@ -157,11 +157,6 @@ def rounds_figure(r: Rounds, mode: str):
         figure.text(0.5, 1 - 0.06 / total, title_words(r), ha="center", va="top",
                     fontsize=TITLE - 1, color=ink, linespacing=1.3)
         return figure
-
-
-def draw_rounds(r: Rounds, mode: str) -> bytes:
-    with plt.rc_context(RC):
-        return svg(rounds_figure(r, mode))
 
 
 # -- The figure, as the book asks for it (figures/registry.py) ------------------------

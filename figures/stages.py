@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 
 from figures.registry import Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
+from figures.style import GPU_COLOURS, RC, THEMES, legend
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
 LOAD_COLOUR = GPU_COLOURS[1]
@@ -169,11 +169,6 @@ def stages_figure(s: Stages, mode: str):
                loc="lower center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=TEXT - 1,
                handlelength=1.2, columnspacing=1.0)
         return figure
-
-
-def draw_stages(s: Stages, mode: str) -> bytes:
-    with plt.rc_context(RC):
-        return svg(stages_figure(s, mode))
 
 
 # -- The figure, as the book asks for it (figures/registry.py) ------------------------
