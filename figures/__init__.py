@@ -1,7 +1,8 @@
 """The book's figures, drawn with matplotlib as SVG from the tools' data.
 
-One module per figure, each with its drawing function(s) and the function
-that turns what code/ladder_tools loads into the drawing's plain data; the
-docs extension (docs/_ext) and the command line (figures/draw.py) call
-both. style.py holds the look they share. See figures/README.md.
+One module per figure, each with its drawing function(s), the function
+that turns what code/ladder_tools loads into the drawing's plain data, and
+its declaration (FIGURE, registry.py), through which the docs extension
+(docs/_ext/ladder_figures.py), the command line (figures/draw.py) and the
+tests find it. style.py holds the look they share. See figures/README.md.
 """

@@ -25,9 +25,10 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogLocator, NullFormatter
 
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg
 from ladder_tools import results
-from ladder_tools.formatting import format_size
+from ladder_tools.formatting import format_size, parse_size
 
 #: The input distributions, as the results name them, and how each is drawn.
 DISTRIBUTIONS = ("uniform", "wide")
@@ -223,3 +224,31 @@ def caption_notes(data: Accuracy) -> str:
         notes.append(f"No FP64 error at {format_size(data.size)}: "
                      f"{', '.join(data.missing)}.")
     return " ".join(notes)
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    size, gpu = request.options["size"], request.options["gpu"]
+    found, used, read = accuracy_data(context.repo_root, request.arguments, size, gpu)
+    read = [*read, *(context.repo_root / r.provenance["source"] for r in used)]
+    if found is None:
+        return Drawn([], f"No error against FP64 at {format_size(size)} on {gpu} for "
+                     f"{', '.join(request.arguments)}.", read, used)
+    stale = [r.label for r in used if r.stale]
+    caption = " ".join(part for part in (
+        request.caption_or(f"Error against FP64 and speed at {format_size(size)}."),
+        caption_notes(found),
+        # "; " between labels: a chapter's title may hold a comma.
+        f"Stale: {'; '.join(stale)}." if stale else "") if part)
+    return Drawn([Drawing(lambda mode: accuracy_figure(found, mode), alt_text(found), caption)],
+                 read=read, used=used,
+                 notes=[f"no point for {', '.join(found.missing)}"] if found.missing else [])
+
+
+FIGURE = Figure("accuracy", "Part II's error against FP64 and TFLOP/s at one size, a point per "
+                "method", load, arguments=(1, 9),
+                argument="result names, e.g. 14-tf32 15-3xtf32 15-3xtf32-in-core",
+                options={"size": Option("N or MxNxK", parse_size, parse_size("4096")),
+                         "gpu": GPU})

@@ -26,7 +26,9 @@ import matplotlib.pyplot as plt
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Rectangle
 
+from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
 from figures.style import GPU_COLOURS, RC, THEMES, svg
+from ladder_tools.bankmap import run_bankmap
 from ladder_tools.binaries import AnalysisError
 
 BANKS = 32
@@ -263,3 +265,27 @@ def draw_bankgrid(grids: list[Grid], mode: str) -> bytes:
     """The figure as SVG for the page mode ``mode``."""
     with plt.rc_context(RC):
         return svg(bankgrid_figure(grids, mode))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """32 cells across stay legible only near the natural width: a column
+    narrower than that (a phone) scrolls the figure sideways instead."""
+    names = request.arguments
+    titles = ([t.strip() for t in request.options["titles"].split(";")]
+              if request.options["titles"] else names)
+    if len(titles) != len(names):
+        raise AnalysisError(f":titles: has {len(titles)} titles for {len(names)} accesses")
+    tool = context.tool("bankmap")
+    grids = [bank_grid(run_bankmap(tool, name), title)
+             for name, title in zip(names, titles, strict=True)]
+    caption = request.caption_or("Each lane's word in its bank, one row per wavefront.")
+    return Drawn([Drawing(lambda mode: bankgrid_figure(grids, mode), alt_text(grids), caption,
+                          layout="scroll")])
+
+
+FIGURE = Figure("bankgrid", "named accesses as bank grids: banks across, a row per wavefront",
+                load, arguments=(1, 6), argument="access names (bankmap --list)",
+                options={"titles": Option("a title per access, separated by ';'")})

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 
+from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
+from ladder_tools import results as results_files
 from ladder_tools.results import ChapterResult, is_timed
 
 
@@ -154,3 +156,40 @@ def by_size_series(results: list[ChapterResult], reference: str = "sgemm"
     return gflops, cublas, pct
 
 
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """Every GPU's result of the chapter; two panels side by side, and on a
+    phone the same two stacked, narrow enough for the column at full size."""
+    slug, root = request.arguments[0], context.results_root
+    found = results_files.load_chapter_results(root, slug, context.repo_root)
+    read = [results_files.chapter_result_path(root, gpu, slug)
+            for gpu in results_files.gpu_folders(root)]
+    read += [context.repo_root / r.provenance["source"] for r in found]
+    shown = [r for r in found if square_series(r, "gflops").sizes]
+    if not shown:
+        return Drawn([], f"No GPU has a result for {slug}.", read, found)
+    reference = request.options["reference"]
+    name = REFERENCES[reference][1]
+    gflops, cublas, pct = by_size_series(shown, reference)
+    stale = [r.provenance["gpu"] for r in shown if r.stale]
+    caption = (f"{shown[0].title}: GFLOP/s (left; {name} dashed) and % of "
+               f"{name} (right) at each square size.")
+    if any(not on_series(size) for series in gflops for size in series.sizes):
+        caption += (f" Sizes that are not a multiple of {SERIES_STEP} are open "
+                    "markers, off the line.")
+    if stale:
+        caption += f" Stale: {', '.join(stale)}."
+    return Drawn([Drawing(
+        lambda mode: by_size_figure(gflops, cublas, pct, mode, reference),
+        f"GFLOP/s and percent of cuBLAS by matrix size for {slug}", caption, layout="column",
+        phone=lambda mode: by_size_figure(gflops, cublas, pct, mode, reference, stacked=True))],
+        read=read, used=found)
+
+
+FIGURE = Figure("plot", "GFLOP/s and % of cuBLAS by size for one chapter, every GPU", load,
+                arguments=(1, 1), argument="a chapter folder's name, e.g. 12-final",
+                options={"reference": Option("the cuBLAS it is measured against: sgemm, or "
+                                             "tf32 for a TF32 kernel",
+                                             choice(*REFERENCES), "sgemm")})

@@ -18,7 +18,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request, positive_int
+from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, tool_json
 
@@ -175,6 +176,24 @@ def cut_figure(c: Cut, mode: str):
         return figure
 
 
-def draw_cut(c: Cut, mode: str) -> bytes:
-    with plt.rc_context(RC):
-        return svg(cut_figure(c, mode))
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    slug, gpu = request.arguments[0], request.options["gpu"]
+    found, read, result = chapter_cut(context.repo_root, context.tool("lastround"), slug,
+                                      request.options["size"], gpu)
+    if found is None:
+        return Drawn([], f"No slices: {gpu} has no result for {slug} to take its SMs from.",
+                     read)
+    caption = request.caption_or(
+        f"The blocks of {slug} at {found.size}, uncut and cut, over the SMs.")
+    return Drawn([Drawing(lambda mode: cut_figure(found, mode), alt_text(found), caption)],
+                 read=read, used=[result] if result is not None else [])
+
+
+FIGURE = Figure("cut", "chapter 17's last round, uncut and cut into slices, over the SMs in "
+                "K-steps", load, arguments=(1, 1),
+                argument="the result whose GPU gives the SMs, e.g. 17-3xtf32-wgmma",
+                options={"size": Option("N of the N x N x N product", positive_int, 1536),
+                         "gpu": GPU})

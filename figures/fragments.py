@@ -24,9 +24,10 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
 from figures import bankgrid
+from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
 from figures.style import RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError
-from ladder_tools.fragmap import lane_group, load_title, shown_loads, tile
+from ladder_tools.fragmap import lane_group, load_title, run_fragmap, shown_loads, tile
 
 #: One colour per lane group (8 groups), mid-contrast on white and on
 #: near-black, drawn at FILL_ALPHA under text in the page's ink.
@@ -253,6 +254,28 @@ def load_grids(report: dict) -> list[bankgrid.Grid]:
     return [bankgrid.bank_grid(found, load_title(found)) for found in shown_loads(report)]
 
 
-def draw_loads(grids: list[bankgrid.Grid], mode: str) -> bytes:
-    """The loads figure as SVG for the page mode ``mode``."""
-    return bankgrid.draw_bankgrid(grids, mode)
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """The tiles by lane and register, or (``:show: loads``) the fragment
+    loads as bank grids; both 17 or 32 cells across, so that a phone
+    scrolls them rather than shrink the registers' names to 6 px."""
+    report = run_fragmap(context.tool("fragmap"))
+    if request.options["show"] == "tiles":
+        tiles = fragment_tiles(report)
+        return Drawn([Drawing(lambda mode: fragments_figure(tiles, mode), alt_text(tiles),
+                              request.caption_or("Which lane holds each element of the mma "
+                                                 "tiles."), layout="scroll")])
+    grids = load_grids(report)
+    return Drawn([Drawing(lambda mode: bankgrid.bankgrid_figure(grids, mode),
+                          bankgrid.alt_text(grids),
+                          request.caption_or("The fragment loads in banks, one row per "
+                                             "wavefront."), layout="scroll")])
+
+
+FIGURE = Figure("fragments", "chapter 14's mma tiles by lane and register, or its fragment "
+                "loads in banks", load,
+                options={"show": Option("tiles: the mma tiles by lane and register; loads: "
+                                        "the fragment loads as bank grids",
+                                        choice("tiles", "loads"), "tiles")})

@@ -22,8 +22,10 @@ import matplotlib.pyplot as plt
 from matplotlib.container import BarContainer
 from matplotlib.ticker import MaxNLocator
 
+from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results as results_files
+from ladder_tools.formatting import format_size
 from ladder_tools.results import ChapterResult, median_cublas_gflops
 
 #: The first chapter of Part II, the tensor cores.
@@ -196,3 +198,34 @@ def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str,
     panels one above the other, for a phone."""
     with plt.rc_context(RC):
         return svg(ladder_figure(chapter_labels, bars, mode, stacked))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def ladder_drawing(slugs: list[str], bars: list[LadderBars]) -> Drawing:
+    """The figure of {ladder-ladder} (docs/_ext/ladder_results.py, which
+    adds the table): on a phone, the two parts stacked and their bars across."""
+    labels = [slug.replace("-", " ", 1) for slug in slugs]
+    caption = (f"Every chapter at {format_size(results_files.HEADLINE_SIZE)}: GFLOP/s (bars), "
+               "cuBLAS (dashed) and the FP32 FMA peak (dotted).")
+    if any(part_of(slug) == 2 for slug in slugs):
+        caption += (" Part II's chapters, on the tensor cores, have a panel and a scale "
+                    "of their own, with cuBLAS on TF32 (dash-dotted).")
+    return Drawing(lambda mode: ladder_figure(labels, bars, mode),
+                   "GFLOP/s of every chapter at 4096, with cuBLAS and the FMA peak", caption,
+                   layout="column",
+                   phone=lambda mode: ladder_figure(labels, bars, mode, stacked=True))
+
+
+def load(context: Context, request: Request) -> Drawn:
+    slugs = results_files.chapter_slugs(context.repo_root)
+    bars = every_gpu_bars(context.results_root, context.repo_root, slugs,
+                          results_files.HEADLINE_SIZE)
+    if not bars:
+        return Drawn([], "No GPU has results for any chapter.")
+    return Drawn([ladder_drawing(slugs, bars)])
+
+
+FIGURE = Figure("ladder", "every chapter at the headline size, every GPU", load,
+                directive=False)

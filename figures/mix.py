@@ -14,8 +14,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
+from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import RC, THEMES, legend, style_axes, svg
-from ladder_tools.binaries import describe, variant_of
+from ladder_tools.binaries import AnalysisError, chapter_binaries, describe, variant_of
 from ladder_tools.kernels import variant_main_kernel
 from ladder_tools.mix import kernel_mix, mix_categories
 
@@ -100,3 +101,24 @@ def draw_mix(bars: list[MixBar], mode: str, stacked: bool = False) -> bytes:
     drawing."""
     with plt.rc_context(RC):
         return svg(mix_figure(bars, mode, stacked))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """On a phone, a narrow drawing with the key under the bars."""
+    found = chapter_binaries(context.repo_root, context.build_dir)
+    bars = mix_bars(found)
+    if not bars:
+        raise AnalysisError(
+            f"no chapter binary in {context.build_dir / 'bin'}: build the chapters first")
+    return Drawn([Drawing(lambda mode: mix_figure(bars, mode),
+                          "Instructions in each chapter's K-loop body, by kind",
+                          "The K-loop body of each chapter's kernel, sm_90 SASS: instructions "
+                          "by kind (static counts), and the FFMA share.", layout="column",
+                          phone=lambda mode: mix_figure(bars, mode, True))],
+                 read=[path for _, path in found])
+
+
+FIGURE = Figure("mix-figure", "the K-loop mix of every chapter binary that is built", load)

@@ -30,6 +30,7 @@ from matplotlib.artist import Artist
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
 from figures.stages import lanes
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
@@ -223,3 +224,31 @@ def pipeline_figure(p: Pipeline, mode: str):
 def draw_pipeline(p: Pipeline, mode: str) -> bytes:
     with plt.rc_context(RC):
         return svg(pipeline_figure(p, mode))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """The ring; with ``:handshake:``, the handshake as a second figure."""
+    # handshake.py draws on this module's schedule: imported here, not above.
+    from figures import handshake
+
+    slug = request.arguments[0]
+    ring, read = chapter_pipeline(context.repo_root, context.build_dir, slug)
+    drawings = [Drawing(lambda mode: pipeline_figure(ring, mode), alt_text(ring),
+                        request.caption_or(f"The stages of {slug} between producer and "
+                                           "consumers, in the order the code imposes."))]
+    if request.options["handshake"]:
+        found, _ = handshake.chapter_handshake(context.repo_root, context.build_dir, slug)
+        drawings.append(Drawing(lambda mode: handshake.handshake_figure(found, mode),
+                                handshake.alt_text(found), handshake.caption_words(found),
+                                name="handshake"))
+    return Drawn(drawings, read=read)
+
+
+FIGURE = Figure("pipeline", "chapter 16's ring of stages between producer and consumers, in "
+                "the code's order", load, arguments=(1, 1),
+                argument="a result name of chapter 16 or 17, e.g. 16-wgmma",
+                options={"handshake": Option("a second figure: the barriers each side waits "
+                                             "on and arrives at", flag=True)})

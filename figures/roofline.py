@@ -39,6 +39,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import Bbox
 
 from figures.ladder import part_of
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, describe, find_variant
@@ -387,3 +388,24 @@ def draw_roofline(r: Roofline, mode: str) -> bytes:
     """The figure as SVG for the page mode ``mode``."""
     with plt.rc_context(RC):
         return svg(roofline_figure(r, mode))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """The caption adds how the intensity is counted."""
+    gpu = request.options["gpu"]
+    found, read, used = roofline_data(context.repo_root, context.build_dir, gpu)
+    if found is None:
+        return Drawn([], f"No roofline: {gpu} has no baseline ceilings or no chapter measured "
+                     "at 4096.", read, used)
+    stale = [r.label for r in used if r.stale]
+    caption = (request.caption_or(f"The roofline of the {found.gpu} with every chapter on it.")
+               + f" {INTENSITY_NOTE}" + (f" Stale: {', '.join(stale)}." if stale else ""))
+    return Drawn([Drawing(lambda mode: roofline_figure(found, mode), alt_text(found), caption)],
+                 read=read, used=used)
+
+
+FIGURE = Figure("roofline", "a GPU's roofline with every chapter at 4096, at its tiles' "
+                "intensity", load, options={"gpu": GPU})

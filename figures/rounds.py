@@ -16,7 +16,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, svg
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request, positive_int
+from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, find_variant
 
@@ -158,6 +159,21 @@ def rounds_figure(r: Rounds, mode: str):
         return figure
 
 
-def draw_rounds(r: Rounds, mode: str) -> bytes:
-    with plt.rc_context(RC):
-        return svg(rounds_figure(r, mode))
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    slug, gpu = request.arguments[0], request.options["gpu"]
+    found, read, result = chapter_rounds(context.repo_root, context.build_dir, slug,
+                                         request.options["size"], gpu)
+    if found is None:
+        return Drawn([], f"No rounds: {gpu} has no result for {slug}.", read)
+    caption = request.caption_or(f"The blocks of {slug} at {found.size} in rounds over the SMs.")
+    return Drawn([Drawing(lambda mode: rounds_figure(found, mode), alt_text(found), caption)],
+                 read=read, used=[result] if result is not None else [])
+
+
+FIGURE = Figure("rounds", "an N x N output's blocks in rounds across the GPU's SMs", load,
+                arguments=(1, 1), argument="a chapter folder's name, e.g. 12-final",
+                options={"size": Option("N of the N x N output", positive_int, 3072),
+                         "gpu": GPU})

@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from figures import pipeline
+from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
@@ -276,3 +277,16 @@ def split_figure(s: Split, mode: str):
 def draw_split(s: Split, mode: str) -> bytes:
     with plt.rc_context(RC):
         return svg(split_figure(s, mode))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    found, read = chapter_split(context.repo_root, context.build_dir, request.arguments[0])
+    return Drawn([Drawing(lambda mode: split_figure(found, mode), alt_text(found),
+                          request.caption_or(caption_words(found)))], read=read)
+
+
+FIGURE = Figure("split", "chapter 17's split of A and B and each step's three wgmma", load,
+                arguments=(1, 1), argument="a 3xTF32 result name, e.g. 17-3xtf32-wgmma")

@@ -16,7 +16,8 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 
-from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
+from figures.registry import Context, Drawing, Drawn, Figure, Request
+from figures.style import GPU_COLOURS, RC, THEMES, legend
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 
 LOAD_COLOUR = GPU_COLOURS[1]
@@ -170,6 +171,18 @@ def stages_figure(s: Stages, mode: str):
         return figure
 
 
-def draw_stages(s: Stages, mode: str) -> bytes:
-    with plt.rc_context(RC):
-        return svg(stages_figure(s, mode))
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    slug = request.arguments[0]
+    found, read = chapter_stages(context.repo_root, context.build_dir, slug)
+    caption = request.caption_or(
+        f"The shared-memory stages of {slug}, in the order the code imposes.")
+    return Drawn([Drawing(lambda mode: stages_figure(found, mode), alt_text(found), caption)],
+                 read=read)
+
+
+FIGURE = Figure("stages", "a chapter's shared-memory stages over a few K-steps, in the code's "
+                "order", load, arguments=(1, 1),
+                argument="a chapter folder's name, e.g. 11-double-buffering")

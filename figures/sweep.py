@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
+from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
-from ladder_tools.sweep_results import Sweep
+from ladder_tools import results
+from ladder_tools.binaries import find_variant
+from ladder_tools.formatting import format_size
+from ladder_tools.sweep_results import Sweep, committed_config, load_sweep, sweep_path
 
 
 def sweep_points(sweep: Sweep, committed: dict | None
@@ -91,3 +95,55 @@ def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
     drawing, the legend under the plot."""
     with plt.rc_context(RC):
         return svg(sweep_figure(rates, correct, winner, median, mode, stacked))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def sweep_drawing(sweep: Sweep, committed: dict | None, gpu_name: str) -> Drawing:
+    """One GPU's sweep, the configuration the kernel commits to ringed (the
+    fastest when it is not among them), as {ladder-sweep} shows it under
+    the GPU's name (docs/_ext/ladder_analysis.py, which adds the tables); on
+    a phone, a narrow drawing with the key under the plot."""
+    rates, correct, ringed, median = sweep_points(sweep, committed)
+    size_text = format_size(sweep.size) if sweep.size else "one size"
+    wrong = correct.count(False)
+    caption = (f"{len(rates)} configurations at {size_text}, fastest first; the GFLOP/s "
+               "axis spans the correct ones' rates, not from 0")
+    if wrong:
+        caption += (f"; {wrong} incorrect, failed or untimed (crosses; on the bottom edge "
+                    "when untimed)")
+    caption += ("; ringed: the configuration the chapter's kernel file commits to"
+                if committed is not None else "; ringed: the fastest")
+    caption += ", the median of the correct ones dashed."
+    return Drawing(lambda mode: sweep_figure(rates, correct, ringed, median, mode),
+                   f"GFLOP/s of every configuration of the sweep on {gpu_name}", caption,
+                   layout="column",
+                   phone=lambda mode: sweep_figure(rates, correct, ringed, median, mode, True),
+                   name=gpu_name)
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """The chapter's sweep on each GPU that has one (or on ``:gpu:``)."""
+    chapter, root = request.arguments[0], context.results_root
+    drawings, read = [], []
+    for gpu in results.gpu_folders(root):
+        if request.options["gpu"] not in (None, gpu):
+            continue
+        read.append(sweep_path(root, gpu, chapter))
+        found = load_sweep(root, gpu, chapter)
+        if found is None:
+            continue
+        binary, variant = find_variant(context.repo_root, context.build_dir, chapter)
+        read.append(binary)
+        name = (found.data.get("provenance") or {}).get("gpu", gpu)
+        drawings.append(sweep_drawing(found, committed_config(found, variant.get("constants")),
+                                      name))
+    return Drawn(drawings, f"No GPU has a sweep for {chapter} yet.", read)
+
+
+FIGURE = Figure("sweep", "a chapter's sweep, the committed configuration ringed", load,
+                arguments=(1, 1), argument="a chapter folder's name, e.g. 09-autotuning",
+                options={"gpu": Option("the GPU's folder under results/ (default: each that "
+                                       "has a sweep)")},
+                directive=False)

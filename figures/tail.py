@@ -33,8 +33,9 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
-from ladder_tools import tailplan
+from ladder_tools import results, tailplan
 from ladder_tools.binaries import AnalysisError
 
 TEXT = 11.5
@@ -432,3 +433,40 @@ def draw_tail_rounds(r: TailRounds, mode: str, phone: bool = False) -> bytes:
     drawing for a phone's column."""
     with plt.rc_context(RC):
         return svg(tail_rounds_figure(r, mode, phone))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """Shrunk to a phone's column its text would be 7 px high: a phone has
+    a narrow drawing of its own."""
+    size = tailplan.parse_size(request.arguments[0])
+    gpu = request.options["gpu"]
+    found, read, result = chapter_tail_rounds(
+        context.repo_root, context.build_dir, context.tool("tailplan"), size,
+        request.options["schemes"].split(), gpu)
+    read = [*read, results.chapter_result_path(context.results_root, gpu, tailplan.CHAPTER)]
+    if found is None:
+        return Drawn([], f"No rounds: {gpu} has no result to take its SMs from.", read)
+    caption = request.caption_or(
+        f"The blocks of chapter 13 at {tailplan.size_text(size)} over the SMs.")
+    return Drawn([Drawing(lambda mode: tail_rounds_figure(found, mode), alt_text(found),
+                          caption,
+                          phone=lambda mode: tail_rounds_figure(found, mode, phone=True))],
+                 read=read, used=[result] if result is not None else [])
+
+
+def _schemes(text: str) -> str:
+    unknown = set(text.split()) - set(tailplan.SCHEMES)
+    if unknown:
+        raise ValueError(f"{', '.join(sorted(unknown))}: not among {', '.join(tailplan.SCHEMES)}")
+    return text
+
+
+FIGURE = Figure("tail-rounds", "chapter 13's blocks over the SMs at one size, a panel per "
+                "scheme", load, arguments=(1, 1),
+                argument="N or MxNxK, e.g. 3072 or 512x512x16384",
+                options={"schemes": Option("the schemes, a panel each, separated by spaces",
+                                           _schemes, "tiles split-k stream-k"),
+                         "gpu": GPU})

@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results
 from ladder_tools.formatting import DASH, format_gflops, format_percent
@@ -323,3 +324,26 @@ def draw_tail_map(m: TailMap, mode: str, phone: bool = False) -> bytes:
     drawing for a phone's column."""
     with plt.rc_context(RC):
         return svg(tail_map_figure(m, mode, phone))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    """The figure itself says how many sizes are not measured yet. Shrunk to
+    a phone's column its text would be 8 px high: a phone has a narrow
+    drawing of its own."""
+    gpu = request.options["gpu"]
+    read = [results.chapter_result_path(context.results_root, gpu, CHAPTER)]
+    found, result = chapter_tail_map(context.repo_root, gpu)
+    if found is None:
+        return Drawn([], f"No map: {gpu} has no result for {CHAPTER}.", read)
+    caption = (request.caption_or(f"Chapter 13's % of cuBLAS on the {found.gpu}.")
+               + (f" Stale: {found.gpu}." if result.stale else ""))
+    return Drawn([Drawing(lambda mode: tail_map_figure(found, mode), alt_text(found), caption,
+                          phone=lambda mode: tail_map_figure(found, mode, phone=True))],
+                 read=read, used=[result], notes=[missing_words(found)] if found.missing() else [])
+
+
+FIGURE = Figure("tail-map", "chapter 13's % of cuBLAS over M x N and over K, beside cuBLAS's "
+                "GFLOP/s", load, options={"gpu": GPU})

@@ -35,6 +35,7 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import LineCollection
 from matplotlib.patches import ConnectionPatch, Patch, Rectangle
 
+from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
 from ladder_tools.fragmap import run_fragmap, tile
@@ -672,3 +673,20 @@ def draw_tiling(t: Tiling, mode: str) -> bytes:
     """The figure as SVG for the page mode ``mode``."""
     with plt.rc_context(RC):
         return svg(tiling_figure(t, mode))
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    slug = request.arguments[0]
+    found, read = chapter_tiling(context.repo_root, context.build_dir, slug)
+    caption = request.caption_or(
+        f"What a block, a warp and a thread of {slug} compute of C, to scale.")
+    return Drawn([Drawing(lambda mode: tiling_figure(found, mode), alt_text(found), caption)],
+                 read=read)
+
+
+FIGURE = Figure("tiling", "what a block, a warp and a thread of a chapter own of C, to scale",
+                load, arguments=(1, 1),
+                argument="a chapter folder's name, e.g. 12-final, or a variant's result name")

@@ -22,9 +22,10 @@ from matplotlib.colors import to_hex, to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, positive_int
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError
-from ladder_tools.warpmap import is_broadcast, sector_words
+from ladder_tools.warpmap import DEFAULT_K, DEFAULT_N, chapter_accesses, is_broadcast, sector_words
 
 SECTOR_COLOUR = GPU_COLOURS[0]
 LANE_COLOUR = GPU_COLOURS[1]
@@ -307,3 +308,23 @@ def alt_text(columns: list[tuple[str, list[dict]]]) -> str:
             parts.append(f"{chapter_words(slug)}, warp 0 at k = 0 with K = {first['K']} and "
                          f"N = {first['N']}: " + "; ".join(words) + ".")
     return " ".join(parts)
+
+
+# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+
+
+def load(context: Context, request: Request) -> Drawn:
+    tool = context.tool("warpmap")
+    columns = [(slug, chapter_accesses(tool, slug, request.options["K"], request.options["N"]))
+               for slug in request.arguments]
+    caption = request.caption_or("The addresses one warp touches in one step, in 32-byte "
+                                 "sectors.")
+    return Drawn([Drawing(lambda mode: warp_access_figure(columns, mode), alt_text(columns),
+                          caption)])
+
+
+FIGURE = Figure("warp-access", "the addresses one warp touches in one step: chapters 01 and "
+                "02, or 07", load, arguments=(1, 2),
+                argument="01-naive and/or 02-coalescing, or 07-vectorized",
+                options={"K": Option("floats per row of A", positive_int, DEFAULT_K),
+                         "N": Option("floats per row of B and C", positive_int, DEFAULT_N)})

@@ -18,73 +18,21 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
     the instruction mix of the K-loop of the variant's one kernel
     (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
-``{ladder-mix-figure}``
-    the K-loop mix of every chapter binary present (each chapter's own
-    kernel), as stacked bars.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
-    a lane-to-bank table from build/bin/bankmap and its wavefronts.
-``{ladder-bankgrid} <access> [<access> ...]``  option ``:titles: a; b; c``; body: the caption
-    each access as a bank grid, 32 banks across and one row per wavefront,
-    each lane's word in its bank, conflicted banks coloured (figures/bankgrid.py).
-``{ladder-tiling} <slug>``  body: the caption
-    which part of C a block, a warp and a thread own, to scale, drawn from
-    the variant's ``--describe`` constants (figures/tiling.py).
-``{ladder-warp-access} <slug> [<slug>]``  body: the caption
-    the global addresses warp 0 touches in one step, as 32-byte sectors and
-    128-byte lines, from build/bin/warpmap (the chapters' own index
-    functions): 01-naive and/or 02-coalescing side by side, or 07-vectorized
-    with its float4 copy of A into the transposed As (figures/warp_access.py).
-``{ladder-fragments}``  option ``:show: tiles|loads`` (default tiles); body: the caption
-    chapter 14's mma.sync.m16n8k8 tiles, each element labelled with the
-    lane and register that hold it (tiles), or the bank grids of its A and
-    B fragment loads, unpadded, padded and swizzled (loads); from build/bin/fragmap,
-    the chapter's own fragment functions (figures/fragments.py).
-``{ladder-roofline}``  option ``:gpu:``; body: the caption
-    the GPU's roofline (baseline.json's ceilings) with every chapter at its
-    GFLOP/s at 4096 and the intensity of its ``--describe`` tile constants
-    (figures/roofline.py); a note when the GPU has no baseline or results.
-``{ladder-stages} <slug>``  body: the caption
-    the variant's shared-memory stages as lanes over a few K-steps, in the
-    order the code imposes (figures/stages.py).
-``{ladder-pipeline} <slug>``  body: the caption
-    chapter 16's ring of stages as lanes over a few K-steps: the producer's
-    TMA copies (on 3xTF32 they bring A's parts too) and the consumers'
-    wgmma, and the barrier each completes (full, empty), in the order the
-    code imposes (figures/pipeline.py); then, as a second figure, the
-    handshake: the producer and the consumer warpgroups over STAGES + 2
-    K-steps, each barrier completion with its pass and parity and an arrow
-    to the work that waits on it (figures/handshake.py), its caption
-    computed from the constants.
-``{ladder-split} <slug>``  body: the caption
-    chapter 17's split, from a 3xTF32 variant's constants: A split once by
-    split_a(), a stage's tiles and their bytes, B's fragment split in
-    registers, each step's three wgmma and the sums they write
-    (figures/split.py).
-``{ladder-rounds} <slug>``  options ``:size: N`` (required), ``:gpu:``; body: the caption
-    the N x N output's blocks (--describe's BM, BN) in rounds over the SMs
-    (the result's sm_count and blocks_per_sm; figures/rounds.py).
-``{ladder-tail-rounds} <N or MxNxK>``  options ``:schemes:``, ``:gpu:``; body: the caption
-    chapter 13's blocks over the SMs at that size, a panel per scheme
-    (``:schemes:`` among default, tiles, split-k, stream-k, the variants, and
-    big-tiles, chapter 12's launch; default ``tiles split-k stream-k``; two
-    that run the same plan share a panel): the plans and segments from
-    build/bin/tailplan, the SMs and blocks per SM from the 13-tail result and
-    the binary (ladder_tools.tailplan, figures/tail.py).
+    a lane-to-bank table from build/bin/bankmap and its wavefronts; with
+    ``:figure:``, its figure (figures/bankmap.py) under it.
 ``{ladder-tail-plans}``  options ``:sizes:`` (required), ``:gpu:``
     per size, the plan chapter 13 picks, its count's time over the "tiles"
     variant's plan (a prediction), and, where measured, the time of 13-tail
     over 13-tail-tiles and its % of cuBLAS.
-``{ladder-tail-map}``  option ``:gpu:``; body: the caption
-    chapter 13's % of cuBLAS over M x N at one K (a heat map, cuBLAS's
-    GFLOP/s in each cell) and over K at one M = N, from the 13-tail result;
-    sizes not measured are grey cells and gaps, and a note counts them
-    (figures/tail_map.py).
-
 ``{ladder-gpus} [<chapter>]``
     per architecture the book names (build/bin/archs, ladder/arch.hpp), its
     GPUs and what runs the chapter there: its own variant, the variant its
     launcher picks where the own one's block does not fit, or why nothing
     does (ladder_tools.archs); without a chapter, one row per chapter built.
+
+The figures ({ladder-tiling}, {ladder-roofline}, ...) are each declared once in
+their module of figures/ and put on the page by docs/_ext/ladder_figures.py.
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -112,28 +60,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from figures import bankgrid as bankgrid_figure
-from figures import bankmap as bankmap_figure
-from figures import cut as cut_figure
-from figures import fragments as fragments_figure
-from figures import handshake as handshake_figure
-from figures import mix as mix_figure
-from figures import pipeline as pipeline_figure
-from figures import roofline as roofline_figure
-from figures import rounds as rounds_figure
-from figures import split as split_figure
-from figures import stages as stages_figure
-from figures import sweep as sweep_figure
-from figures import tail as tail_figure
-from figures import tail_map as tail_map_figure
-from figures import tiling as tiling_figure
-from figures import warp_access as warp_access_figure
+from figures.bankmap import bankmap_drawing
+from figures.sweep import sweep_drawing, sweep_points
 from ladder_base import (
     LadderMixin,
     not_measured_box,
@@ -141,7 +74,8 @@ from ladder_base import (
     stale_notice,
     stale_result_box,
 )
-from ladder_nodes import figure, paragraph, table, with_phone_drawing
+from ladder_figures import figure_nodes
+from ladder_nodes import paragraph, table
 from ladder_tools import archs as archs_tools
 from ladder_tools import results, tailplan
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
@@ -153,8 +87,7 @@ from ladder_tools.binaries import (
     require_binary,
     tool_json,
 )
-from ladder_tools.formatting import DASH, format_gflops, format_size
-from ladder_tools.fragmap import run_fragmap
+from ladder_tools.formatting import DASH, format_gflops
 from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
 from ladder_tools.kernels import (
     KERNEL_PREFIX,
@@ -197,7 +130,6 @@ from ladder_tools.transpose import (
     transpose_path,
     transpose_rows,
 )
-from ladder_tools.warpmap import chapter_accesses
 
 
 class _AnalysisDirective(LadderMixin, SphinxDirective):
@@ -254,6 +186,15 @@ class _AnalysisDirective(LadderMixin, SphinxDirective):
         box = self.check_fresh(gpu, path, {"provenance": recorded, "chapter": slug},
                                f"{what} of {slug}")
         return [box] if box is not None else []
+
+    def per_gpu(self, block_of: Callable[[str], nodes.Node | None],
+                missing: nodes.Node) -> list[nodes.Node]:
+        """``block_of(gpu)`` for each GPU folder under results/ (the reference
+        GPU first), leaving out the GPUs it gives None for (nothing
+        measured there); ``missing`` alone when no GPU has anything."""
+        output = [block for gpu in results.gpu_folders(self.results_root)
+                  if (block := block_of(gpu)) is not None]
+        return output or [missing]
 
     def gpu_block(self, title: str) -> nodes.container:
         block = nodes.container(classes=["ladder-analysis"])
@@ -345,7 +286,7 @@ def _workspace_words(variant: dict, measured: list[results.ChapterResult]) -> st
 
 
 # --------------------------------------------------------------------------
-# {ladder-sass} <slug> and {ladder-mix-figure}
+# {ladder-sass} <slug>
 # --------------------------------------------------------------------------
 
 
@@ -376,26 +317,6 @@ class SassDirective(_AnalysisDirective):
         where += per_k_tile_sum(loop) + "."
         return [table([header], rows, classes=["ladder-table", "ladder-sass"]),
                 provenance_paragraph(self.env, where)]
-
-
-class MixFigureDirective(_AnalysisDirective):
-    """Every chapter binary's K-loop mix as stacked horizontal bars."""
-
-    def render(self) -> list[nodes.Node]:
-        found = chapter_binaries(self.repo_root, self.build_dir)
-        for _, path in found:
-            self.track(path)
-        bars = mix_figure.mix_bars(found)
-        if not bars:
-            raise AnalysisError(
-                f"no chapter binary in {self.build_dir / 'bin'}: build the chapters first")
-        alt = "Instructions in each chapter's K-loop body, by kind"
-        node = figure(lambda mode: mix_figure.draw_mix(bars, mode), alt=alt,
-                      caption="The K-loop body of each chapter's kernel, sm_90 SASS: "
-                              "instructions by kind (static counts), and the FFMA share.")
-        # On a phone, a narrow drawing with the key under the bars.
-        return [with_phone_drawing(node, lambda mode: mix_figure.draw_mix(bars, mode, True),
-                                   alt)]
 
 
 # --------------------------------------------------------------------------
@@ -429,399 +350,13 @@ class BankmapDirective(_AnalysisDirective):
                   classes=["ladder-table", "ladder-bankmap"]),
             summary]
         if "figure" in self.options:
-            output.append(figure(
-                lambda mode: bankmap_figure.draw_bankmap(report, mode),
-                alt=f"Lane-to-bank map of {report['what']}",
-                caption=f"{report['what']}: the bank each lane of a warp accesses; "
-                        f"{bank_summary(report)}."))
+            output += figure_nodes(bankmap_drawing(report), self.state, self.lineno)
         return output
 
 
 # --------------------------------------------------------------------------
-# {ladder-bankgrid} <access> [<access> ...]
+# {ladder-tail-plans}  :sizes:
 # --------------------------------------------------------------------------
-
-
-class BankgridDirective(_AnalysisDirective):
-    """Warp-wide shared accesses as bank grids, from bankmap; ``:titles:``
-    names each panel's layout (separated by ``;``), the body is the caption."""
-
-    required_arguments = 1
-    optional_arguments = 5
-    has_content = True
-    option_spec = {"titles": directives.unchanged_required}
-
-    def render(self) -> list[nodes.Node]:
-        tool = self.binary("bankmap")
-        names = self.arguments
-        titles = ([t.strip() for t in self.options["titles"].split(";")]
-                  if "titles" in self.options else names)
-        if len(titles) != len(names):
-            raise AnalysisError(f":titles: has {len(titles)} titles for {len(names)} accesses")
-        grids = [bankgrid_figure.bank_grid(run_bankmap(tool, name), title)
-                 for name, title in zip(names, titles, strict=True)]
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            "Each lane's word in its bank, one row per wavefront.")
-        output = natural_figure(lambda mode: bankgrid_figure.draw_bankgrid(grids, mode),
-                                bankgrid_figure.alt_text(grids), caption, self.state,
-                                self.lineno)
-        # 32 cells across stay legible only near the natural width: a column
-        # narrower than that (a phone) scrolls the figure sideways instead.
-        figure_of(output)["classes"].append("ladder-scroll")
-        return output
-
-
-# --------------------------------------------------------------------------
-# {ladder-tiling} <slug>
-# --------------------------------------------------------------------------
-
-
-class _ConstantsFigureDirective(_AnalysisDirective):
-    """A figure drawn from a chapter's --describe constants alone, its
-    directive's body the caption: `load(repo_root, build_dir, slug)` gives
-    the figure's data and the files it read, `draw(data, mode)` the SVG,
-    `alt(data)` its text, `default_caption(slug)` the caption when the body
-    is empty."""
-
-    required_arguments = 1
-    has_content = True
-    # What a subclass gives (static methods, mostly the figure module's own).
-    load: Callable[[Path, Path, str], tuple[Any, list[Path]]]
-    draw: Callable[[Any, str], bytes]
-    alt: Callable[[Any], str]
-    default_caption: Callable[[str], str]
-
-    def render(self) -> list[nodes.Node]:
-        slug = self.arguments[0]
-        found, read = self.load(self.repo_root, self.build_dir, slug)
-        for path in read:
-            self.track(path)
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            self.default_caption(slug))
-        return natural_figure(lambda mode: self.draw(found, mode), self.alt(found), caption,
-                              self.state, self.lineno)
-
-
-class TilingDirective(_ConstantsFigureDirective):
-    """What a block, a warp and a thread own of C, drawn from the constants
-    the chapter's binary reports."""
-
-    load = staticmethod(tiling_figure.chapter_tiling)
-    draw = staticmethod(tiling_figure.draw_tiling)
-    alt = staticmethod(tiling_figure.alt_text)
-
-    @staticmethod
-    def default_caption(slug: str) -> str:
-        return f"What a block, a warp and a thread of {slug} compute of C, to scale."
-
-
-# --------------------------------------------------------------------------
-# {ladder-warp-access} <slug> [<slug>]
-# --------------------------------------------------------------------------
-
-
-class WarpAccessDirective(_AnalysisDirective):
-    """The global addresses one warp touches in one step, drawn from what
-    warpmap computes with the chapters' index functions; the body is the
-    caption."""
-
-    required_arguments = 1
-    optional_arguments = 1
-    has_content = True
-
-    def render(self) -> list[nodes.Node]:
-        tool = self.binary("warpmap")
-        columns = [(slug, chapter_accesses(tool, slug)) for slug in self.arguments]
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            "The addresses one warp touches in one step, in 32-byte sectors.")
-        return natural_figure(lambda mode: warp_access_figure.draw_warp_access(columns, mode),
-                              warp_access_figure.alt_text(columns), caption, self.state,
-                              self.lineno)
-
-
-# --------------------------------------------------------------------------
-# {ladder-fragments}
-# --------------------------------------------------------------------------
-
-
-class FragmentsDirective(_AnalysisDirective):
-    """Chapter 14's mma fragments (``:show: tiles``) or the bank grids of the
-    loads that feed them (``:show: loads``), from what fragmap computes with
-    the chapter's fragment functions; the body is the caption."""
-
-    has_content = True
-    option_spec = {"show": lambda text: directives.choice(text, ("tiles", "loads"))}
-
-    def render(self) -> list[nodes.Node]:
-        report = run_fragmap(self.binary("fragmap"))
-        caption = " ".join(line.strip() for line in self.content if line.strip())
-        if self.options.get("show", "tiles") == "tiles":
-            tiles = fragments_figure.fragment_tiles(report)
-            output = natural_figure(lambda mode: fragments_figure.draw_fragments(tiles, mode),
-                                    fragments_figure.alt_text(tiles),
-                                    caption or "Which lane holds each element of the mma tiles.",
-                                    self.state, self.lineno)
-            # 17 cells across, each with a register's name in its corner: a
-            # phone scrolls the figure rather than shrink those to 6 px.
-            figure_of(output)["classes"].append("ladder-scroll")
-            return output
-        grids = fragments_figure.load_grids(report)
-        output = natural_figure(lambda mode: fragments_figure.draw_loads(grids, mode),
-                                bankgrid_figure.alt_text(grids),
-                                caption or "The fragment loads in banks, one row per wavefront.",
-                                self.state, self.lineno)
-        # As {ladder-bankgrid}: 32 cells across.
-        figure_of(output)["classes"].append("ladder-scroll")
-        return output
-
-
-# --------------------------------------------------------------------------
-# {ladder-roofline}
-# --------------------------------------------------------------------------
-
-
-class RooflineDirective(_AnalysisDirective):
-    """The GPU's roofline with every chapter on it; the directive's body is
-    the caption, to which the figure adds how the intensity is counted."""
-
-    has_content = True
-    option_spec = {"gpu": directives.unchanged}
-
-    def render(self) -> list[nodes.Node]:
-        gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        found, read, used = roofline_figure.roofline_data(self.repo_root, self.build_dir, gpu)
-        for path in read:
-            self.track(path)
-        for result in used:
-            if result.stale:
-                self.note_stale(result)
-        if found is None:
-            return [not_measured_box(self.env, "Not measured yet",
-                                     f"No roofline: {gpu} has no baseline ceilings or no chapter "
-                                     "measured at 4096.")]
-        body = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"The roofline of the {found.gpu} with every chapter on it.")
-        stale = [r.label for r in used if r.stale]
-        caption = f"{body} {roofline_figure.INTENSITY_NOTE}" + (
-            f" Stale: {', '.join(stale)}." if stale else "")
-        return natural_figure(lambda mode: roofline_figure.draw_roofline(found, mode),
-                              roofline_figure.alt_text(found), caption, self.state, self.lineno)
-
-
-def figure_of(output: list[nodes.Node]) -> nodes.figure:
-    """The figure that natural_figure's output starts with."""
-    node = output[0]
-    assert isinstance(node, nodes.figure)
-    return node
-
-
-def natural_figure(draw_svg, alt: str, caption: str, state, lineno) -> list[nodes.Node]:
-    """A light and dark figure shown at its natural width where the column is
-    wider (the theme's max-width: 100% shrinks it on a phone), so that its
-    text is the size of the prose, with its caption's inline markup (code,
-    roles) parsed as in the prose."""
-    drawings = {}
-
-    def draw(mode: str) -> bytes:
-        drawings[mode] = draw_svg(mode)
-        return drawings[mode]
-
-    node = figure(draw, alt=alt, caption=caption)
-    width = tiling_figure.natural_width_px(drawings["light"])
-    for image in node.findall(nodes.image):
-        image["width"] = f"{width}px"
-        image["classes"].append("align-center")
-    parsed, messages = state.inline_text(caption, lineno)
-    node[-1] = nodes.caption(caption, "", *parsed)
-    return [node, *messages]
-
-
-# --------------------------------------------------------------------------
-# {ladder-stages} <slug>
-# --------------------------------------------------------------------------
-
-
-class StagesDirective(_ConstantsFigureDirective):
-    """A chapter's shared-memory stages over a few K-steps."""
-
-    load = staticmethod(stages_figure.chapter_stages)
-    draw = staticmethod(stages_figure.draw_stages)
-    alt = staticmethod(stages_figure.alt_text)
-
-    @staticmethod
-    def default_caption(slug: str) -> str:
-        return f"The shared-memory stages of {slug}, in the order the code imposes."
-
-
-# --------------------------------------------------------------------------
-# {ladder-pipeline} <slug>
-# --------------------------------------------------------------------------
-
-
-class PipelineDirective(_ConstantsFigureDirective):
-    """Chapter 16's stages between the producer and the consumers over a few
-    K-steps; with ``:handshake:``, a second figure of the barriers each side
-    waits on and arrives at (figures/handshake.py)."""
-
-    option_spec = {"handshake": directives.flag}
-
-    load = staticmethod(pipeline_figure.chapter_pipeline)
-    draw = staticmethod(pipeline_figure.draw_pipeline)
-    alt = staticmethod(pipeline_figure.alt_text)
-
-    @staticmethod
-    def default_caption(slug: str) -> str:
-        return (f"The stages of {slug} between producer and consumers, in the order the code "
-                "imposes.")
-
-    def render(self) -> list[nodes.Node]:
-        ring = super().render()
-        if "handshake" not in self.options:
-            return ring
-        found, _ = handshake_figure.chapter_handshake(self.repo_root, self.build_dir,
-                                                      self.arguments[0])
-        return ring + natural_figure(lambda mode: handshake_figure.draw_handshake(found, mode),
-                                     handshake_figure.alt_text(found),
-                                     handshake_figure.caption_words(found), self.state,
-                                     self.lineno)
-
-
-# --------------------------------------------------------------------------
-# {ladder-split} <slug>
-# --------------------------------------------------------------------------
-
-
-class SplitDirective(_ConstantsFigureDirective):
-    """Chapter 17's split of A (once, in global memory) and of B (in
-    registers), a stage's tiles, and each step's three wgmma."""
-
-    load = staticmethod(split_figure.chapter_split)
-    draw = staticmethod(split_figure.draw_split)
-    alt = staticmethod(split_figure.alt_text)
-
-    def default_caption(self, slug: str) -> str:
-        found, _ = split_figure.chapter_split(self.repo_root, self.build_dir, slug)
-        return split_figure.caption_words(found)
-
-
-# --------------------------------------------------------------------------
-# {ladder-rounds} <slug>  :size: N
-# --------------------------------------------------------------------------
-
-
-class _SizeFigureDirective(_AnalysisDirective):
-    """A figure of one result at one size, N (``:size:``); the body is the
-    caption. A subclass says where its data comes from (load()) and how it
-    is drawn (draw(), alt(), and the words where the GPU has no result)."""
-
-    required_arguments = 1
-    has_content = True
-    option_spec = {"size": directives.positive_int, "gpu": directives.unchanged}
-
-    # How a subclass draws its data (static methods of the figure module).
-    draw: Callable[[Any, str], bytes]
-    alt: Callable[[Any], str]
-
-    def load(self, slug: str, size: int, gpu: str):
-        """(the figure's data or None, the files read, the result used)."""
-        raise NotImplementedError
-
-    def missing(self, slug: str, gpu: str) -> str:
-        """What the page says where the GPU has no result to draw from."""
-        raise NotImplementedError
-
-    def default_caption(self, slug: str, found) -> str:
-        """The caption when the directive's body is empty."""
-        raise NotImplementedError
-
-    def render(self) -> list[nodes.Node]:
-        slug = self.arguments[0]
-        if "size" not in self.options:
-            raise self.error(f"{self.name}: give :size: N")
-        gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        found, read, result = self.load(slug, self.options["size"], gpu)
-        for path in read:
-            self.track(path)
-        if found is None:
-            return [not_measured_box(self.env, "Not measured yet", self.missing(slug, gpu))]
-        if result is not None and result.stale:
-            self.note_stale(result)
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            self.default_caption(slug, found))
-        return natural_figure(lambda mode: self.draw(found, mode), self.alt(found), caption,
-                              self.state, self.lineno)
-
-
-class RoundsDirective(_SizeFigureDirective):
-    """An N x N output's blocks in rounds over the SMs."""
-
-    def load(self, slug, size, gpu):
-        return rounds_figure.chapter_rounds(self.repo_root, self.build_dir, slug, size, gpu)
-
-    def missing(self, slug, gpu):
-        return f"No rounds: {gpu} has no result for {slug}."
-
-    def default_caption(self, slug, found):
-        return f"The blocks of {slug} at {found.size} in rounds over the SMs."
-
-    draw = staticmethod(rounds_figure.draw_rounds)
-    alt = staticmethod(rounds_figure.alt_text)
-
-
-class CutDirective(_SizeFigureDirective):
-    """Chapter 17's last round uncut and cut into slices, over the SMs in
-    K-steps (build/bin/lastround), the SMs from the result ``slug``."""
-
-    def load(self, slug, size, gpu):
-        return cut_figure.chapter_cut(self.repo_root, self.binary("lastround"), slug, size, gpu)
-
-    def missing(self, slug, gpu):
-        return f"No slices: {gpu} has no result for {slug} to take its SMs from."
-
-    def default_caption(self, slug, found):
-        return f"The blocks of {slug} at {found.size}, uncut and cut, over the SMs."
-
-    draw = staticmethod(cut_figure.draw_cut)
-    alt = staticmethod(cut_figure.alt_text)
-
-
-# --------------------------------------------------------------------------
-# {ladder-tail-rounds} <size>  :schemes:    {ladder-tail-plans}  :sizes:    {ladder-tail-map}
-# --------------------------------------------------------------------------
-
-
-class TailRoundsDirective(_AnalysisDirective):
-    """Chapter 13's blocks over the SMs at one size, a panel per scheme; the
-    body is the caption."""
-
-    required_arguments = 1
-    has_content = True
-    option_spec = {"schemes": directives.unchanged_required, "gpu": directives.unchanged}
-
-    def render(self) -> list[nodes.Node]:
-        size = tailplan.parse_size(self.arguments[0])
-        schemes = self.options.get("schemes", "tiles split-k stream-k").split()
-        gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        found, read, result = tail_figure.chapter_tail_rounds(
-            self.repo_root, self.build_dir, self.binary("tailplan"), size, schemes, gpu)
-        for path in read:
-            self.track(path)
-        self.track(results.chapter_result_path(self.results_root, gpu, tailplan.CHAPTER))
-        if found is None:
-            return [not_measured_box(self.env, "Not measured yet",
-                                     f"No rounds: {gpu} has no result to take its SMs from.")]
-        if result is not None and result.stale:
-            self.note_stale(result)
-        caption = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"The blocks of chapter 13 at {tailplan.size_text(size)} over the SMs.")
-        alt = tail_figure.alt_text(found)
-        output = natural_figure(lambda mode: tail_figure.draw_tail_rounds(found, mode), alt,
-                                caption, self.state, self.lineno)
-        # Shrunk to a phone's column its text would be 7 px high: a phone
-        # has a narrow drawing of its own.
-        with_phone_drawing(figure_of(output),
-                           lambda mode: tail_figure.draw_tail_rounds(found, mode, True), alt)
-        return output
 
 
 class TailPlansDirective(_AnalysisDirective):
@@ -868,30 +403,6 @@ class TailPlansDirective(_AnalysisDirective):
 
 
 
-class TailMapDirective(_AnalysisDirective):
-    """Chapter 13's % of cuBLAS over a grid of M and N and over K, beside
-    cuBLAS's GFLOP/s; the body is the caption."""
-
-    has_content = True
-    option_spec = {"gpu": directives.unchanged}
-
-    def render(self) -> list[nodes.Node]:
-        gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        self.track(results.chapter_result_path(self.results_root, gpu, tail_map_figure.CHAPTER))
-        found, result = tail_map_figure.chapter_tail_map(self.repo_root, gpu)
-        if found is None:
-            return [not_measured_box(self.env, "Not measured yet",
-                                     f"No map: {gpu} has no result for {tail_map_figure.CHAPTER}.")]
-        if result.stale:
-            self.note_stale(result)
-        body = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"Chapter 13's % of cuBLAS on the {found.gpu}.")
-        # The figure itself says how many sizes are not measured yet.
-        caption = body + (f" Stale: {found.gpu}." if result.stale else "")
-        return natural_figure(lambda mode: tail_map_figure.draw_tail_map(found, mode),
-                              tail_map_figure.alt_text(found), caption, self.state, self.lineno)
-
-
 # --------------------------------------------------------------------------
 # {ladder-ncu} <slug> [<slug> ...]
 # --------------------------------------------------------------------------
@@ -927,12 +438,12 @@ class NcuDirective(_AnalysisDirective):
         model_ld = parse_model(self.options.get("predicted-ld"), len(slugs), self.model)
         model_st = parse_model(self.options.get("predicted-st"), len(slugs), self.model)
         models = ("predicted-ld" in self.options, "predicted-st" in self.options)
-        output: list[nodes.Node] = []
-        for gpu in results.gpu_folders(self.results_root):
+
+        def block_of(gpu: str) -> nodes.Node | None:
             self.track(ncu_path(self.results_root, gpu))
             ncu = load_ncu(self.results_root, gpu)
             if ncu is None:
-                continue
+                return None
             rows = []
             for slug, ld, st in zip(slugs, model_ld, model_st, strict=True):
                 entry = ncu_entry(ncu, slug)
@@ -965,12 +476,10 @@ class NcuDirective(_AnalysisDirective):
             if any(models):
                 line += ". Model: wavefronts per instruction that the bank model predicts"
             block += provenance_paragraph(self.env, line + ".")
-            output.append(block)
-        if not output:
-            return [not_measured_box(self.env, "Not measured yet",
-                                     "No GPU has ncu counters yet: the measure command records "
-                                     "them where Nsight Compute (`ncu`) is installed.")]
-        return output
+            return block
+        return self.per_gpu(block_of, not_measured_box(
+            self.env, "Not measured yet", "No GPU has ncu counters yet: the measure command "
+            "records them where Nsight Compute (`ncu`) is installed."))
 
     def model(self, access: str) -> int:
         """The bank model's wavefronts for one warp-wide access named in bankmap."""
@@ -990,13 +499,13 @@ class IssueDirective(_AnalysisDirective):
 
     def render(self) -> list[nodes.Node]:
         slug = self.arguments[0]
-        output: list[nodes.Node] = []
-        for gpu in results.gpu_folders(self.results_root):
+
+        def block_of(gpu: str) -> nodes.Node | None:
             self.track(issue_path(self.results_root, gpu))
             issue = load_issue(self.results_root, gpu)
             entry = issue.get("chapters", {}).get(slug) if issue else None
             if issue is None or not isinstance(entry, dict):
-                continue
+                return None
             pair = issue_kernels(entry)
             if pair is None:
                 raise self.error(f"{self.name}: {issue_path(self.results_root, gpu)}: "
@@ -1015,13 +524,10 @@ class IssueDirective(_AnalysisDirective):
             line += (f". cuBLAS's kernel: `{cublas_name}`. A stall row is the cycles per issued "
                      "instruction that an average warp spent waiting for that reason")
             block += provenance_paragraph(self.env, line + ".")
-            output.append(block)
-        if not output:
-            return [not_measured_box(self.env, "Not measured yet",
-                                     f"No GPU has an issue profile of {slug} yet: the "
-                                     "measure command records one where Nsight Compute "
-                                     "(`ncu`) is installed.")]
-        return output
+            return block
+        return self.per_gpu(block_of, not_measured_box(
+            self.env, "Not measured yet", f"No GPU has an issue profile of {slug} yet: the "
+            "measure command records one where Nsight Compute (`ncu`) is installed."))
 
 
 # --------------------------------------------------------------------------
@@ -1038,19 +544,15 @@ class SweepDirective(_AnalysisDirective):
 
     def render(self) -> list[nodes.Node]:
         chapter = self.arguments[0]
-        output: list[nodes.Node] = []
-        for gpu in results.gpu_folders(self.results_root):
+
+        def block_of(gpu: str) -> nodes.Node | None:
             path = sweep_path(self.results_root, gpu, chapter)
             self.track(path)
             sweep = load_sweep(self.results_root, gpu, chapter)
-            if sweep is None:
-                continue
-            output.append(self.gpu_sweep(gpu, path, sweep))
-        if not output:
-            return [not_measured_box(self.env, "Not swept yet",
-                                     f"No GPU has a sweep for {chapter} yet.",
-                                     label="the-sweep-command", link_text="how the sweep is run")]
-        return output
+            return None if sweep is None else self.gpu_sweep(gpu, path, sweep)
+        return self.per_gpu(block_of, not_measured_box(
+            self.env, "Not swept yet", f"No GPU has a sweep for {chapter} yet.",
+            label="the-sweep-command", link_text="how the sweep is run"))
 
     def gpu_sweep(self, gpu: str, path: Path, sweep: Sweep) -> nodes.Element:
         provenance = sweep.data.get("provenance") or {}
@@ -1063,24 +565,7 @@ class SweepDirective(_AnalysisDirective):
         binary, variant = find_variant(self.repo_root, self.build_dir, self.arguments[0])
         self.track(binary)
         committed = committed_config(sweep, variant.get("constants"))
-        rates, correct, ringed, median = sweep_figure.sweep_points(sweep, committed)
-        size_text = format_size(sweep.size) if sweep.size else "one size"
-        wrong = correct.count(False)
-        caption = (f"{len(rates)} configurations at {size_text}, fastest first; the GFLOP/s "
-                   "axis spans the correct ones' rates, not from 0")
-        if wrong:
-            caption += (f"; {wrong} incorrect, failed or untimed (crosses; on the bottom edge "
-                        "when untimed)")
-        caption += ("; ringed: the configuration the chapter's kernel file commits to"
-                    if committed is not None else "; ringed: the fastest")
-        caption += ", the median of the correct ones dashed."
-        alt = f"GFLOP/s of every configuration of the sweep on {name}"
-        block += with_phone_drawing(
-            figure(lambda mode: sweep_figure.draw_sweep(rates, correct, ringed, median, mode),
-                   alt=alt, caption=caption),
-            # On a phone, a narrow drawing with the key under the plot.
-            lambda mode: sweep_figure.draw_sweep(rates, correct, ringed, median, mode, True),
-            alt)
+        block += figure_nodes(sweep_drawing(sweep, committed, name), self.state, self.lineno)
         header, rows = sweep_rows(sweep, committed=committed)
         block += table([header], rows, classes=["ladder-table", "ladder-sweep"])
         line = name
@@ -1088,6 +573,7 @@ class SweepDirective(_AnalysisDirective):
         if isinstance(counts, dict) and {"grid", "valid", "kept", "swept"} <= counts.keys():
             line += (f" \u00b7 {counts['swept']} swept of {counts['grid']} grid points "
                      f"({counts['valid']} valid, {counts['kept']} kept by the filters)")
+        median = sweep_points(sweep, committed)[3]
         if median is not None:
             line += f" \u00b7 median of the correct: {format_gflops(median)} GFLOP/s"
         block += provenance_paragraph(self.env, _measured_when(line, provenance))
@@ -1126,18 +612,13 @@ class TransposeDirective(_AnalysisDirective):
     """Chapter 10's transpose exercise: every variant, per size."""
 
     def render(self) -> list[nodes.Node]:
-        output: list[nodes.Node] = []
-        for gpu in results.gpu_folders(self.results_root):
+        def block_of(gpu: str) -> nodes.Node | None:
             self.track(transpose_path(self.results_root, gpu))
             self.track(ncu_path(self.results_root, gpu))
             content = load_transpose(self.results_root, gpu)
-            if content is None:
-                continue
-            output.append(self.gpu_transpose(gpu, content))
-        if not output:
-            return [not_measured_box(self.env, "Not measured yet",
-                                     "No GPU has run the transpose exercise yet.")]
-        return output
+            return None if content is None else self.gpu_transpose(gpu, content)
+        return self.per_gpu(block_of, not_measured_box(
+            self.env, "Not measured yet", "No GPU has run the transpose exercise yet."))
 
     def gpu_transpose(self, gpu: str, content: dict) -> nodes.Element:
         provenance = content.get("provenance") or {}
@@ -1223,23 +704,11 @@ class GpusDirective(_AnalysisDirective):
 
 def setup(app):
     app.setup_extension("ladder_base")
+    app.setup_extension("ladder_figures")
     app.add_directive("ladder-resources", ResourcesDirective)
     app.add_directive("ladder-sass", SassDirective)
-    app.add_directive("ladder-mix-figure", MixFigureDirective)
     app.add_directive("ladder-bankmap", BankmapDirective)
-    app.add_directive("ladder-bankgrid", BankgridDirective)
-    app.add_directive("ladder-tiling", TilingDirective)
-    app.add_directive("ladder-warp-access", WarpAccessDirective)
-    app.add_directive("ladder-fragments", FragmentsDirective)
-    app.add_directive("ladder-roofline", RooflineDirective)
-    app.add_directive("ladder-stages", StagesDirective)
-    app.add_directive("ladder-pipeline", PipelineDirective)
-    app.add_directive("ladder-split", SplitDirective)
-    app.add_directive("ladder-rounds", RoundsDirective)
-    app.add_directive("ladder-cut", CutDirective)
-    app.add_directive("ladder-tail-rounds", TailRoundsDirective)
     app.add_directive("ladder-tail-plans", TailPlansDirective)
-    app.add_directive("ladder-tail-map", TailMapDirective)
     app.add_directive("ladder-ncu", NcuDirective)
     app.add_directive("ladder-sweep", SweepDirective)
     app.add_directive("ladder-transpose", TransposeDirective)

@@ -7,17 +7,14 @@ Numbers enter the book only through what this extension reads from
     one table per GPU that measured the chapter (the reference GPU first),
     one row per size, a provenance line under it; a note when nothing was
     measured; a warning box when the result is stale.
-``{ladder-plot} 01-naive``
-    GFLOP/s and % of cuBLAS by size, one line per GPU (figures/by_size.py).
 ``{ladder-ladder}``
     every chapter's GFLOP/s at 4096 as bars, cuBLAS and the FP32 FMA peak as
     lines, Part II in a panel of its own with cuBLAS on TF32 (figures/ladder.py),
     and a table of all chapters.
-``{ladder-accuracy} <slug> [<slug> ...]``  options ``:size:``, ``:gpu:``; body: the caption
-    Part II's error against speed at one size (default 4096): a point per
-    result named that recorded its error against FP64 there, and cuBLAS's
-    SGEMM and TF32 points from the same runs (figures/accuracy.py); a note
-    when none did.
+
+The figures drawn from results alone ({ladder-plot}, {ladder-accuracy}, ...)
+are each declared once in their module of figures/ and put on the page by
+docs/_ext/ladder_figures.py.
 ``{ladder-goals} <slug>``  options ``:gpu:``, ``:brief:``; body: one goal per line
     ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
     goals, each with how many of its sizes were measured, the lowest % of
@@ -48,8 +45,7 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from figures import accuracy, by_size, ladder
-from ladder_analysis import natural_figure
+from figures.ladder import ladder_bars, ladder_drawing
 from ladder_base import (
     LadderMixin,
     not_measured_box,
@@ -57,7 +53,8 @@ from ladder_base import (
     stale_notice,
     stale_result_box,
 )
-from ladder_nodes import figure, paragraph, table, with_phone_drawing
+from ladder_figures import figure_nodes
+from ladder_nodes import paragraph, table
 from ladder_tools import goals, random_problems, results, values
 from ladder_tools.formatting import (
     DASH,
@@ -66,7 +63,6 @@ from ladder_tools.formatting import (
     format_percent,
     format_size,
     format_time_range,
-    parse_size,
 )
 
 
@@ -200,43 +196,6 @@ class ResultsDirective(_ChapterDirective):
 
 
 # --------------------------------------------------------------------------
-# {ladder-plot} <slug>
-# --------------------------------------------------------------------------
-
-
-class PlotDirective(_ChapterDirective):
-    """``{ladder-plot} <slug>``: GFLOP/s and % of cuBLAS by size, per GPU;
-    ``:reference: tf32`` measures a TF32 kernel against cuBLAS on TF32."""
-
-    option_spec = {"reference": lambda text: directives.choice(text, list(by_size.REFERENCES))}
-
-    def run(self) -> list[nodes.Node]:
-        shown = [r for r in self.load() if by_size.square_series(r, "gflops").sizes]
-        if not shown:
-            return [_not_measured(self.env, self.arguments[0])]
-        reference = self.options.get("reference", "sgemm")
-        name = by_size.REFERENCES[reference][1]
-        gflops, cublas, pct = by_size.by_size_series(shown, reference)
-        stale = [r.provenance["gpu"] for r in shown if r.stale]
-        caption = (f"{shown[0].title}: GFLOP/s (left; {name} dashed) and % of "
-                   f"{name} (right) at each square size.")
-        if any(not by_size.on_series(size) for series in gflops for size in series.sizes):
-            caption += (f" Sizes that are not a multiple of {by_size.SERIES_STEP} are open "
-                        "markers, off the line.")
-        if stale:
-            caption += f" Stale: {', '.join(stale)}."
-        alt = f"GFLOP/s and percent of cuBLAS by matrix size for {self.arguments[0]}"
-        node = figure(
-            lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode, reference),
-            alt=alt, caption=caption)
-        # Two panels side by side; on a phone the same two stacked, narrow
-        # enough for the column at full size (ladder.css shows one or the other).
-        return [with_phone_drawing(
-            node, lambda mode: by_size.draw_by_size(gflops, cublas, pct, mode, reference,
-                                                    stacked=True), alt)]
-
-
-# --------------------------------------------------------------------------
 # {ladder-ladder}
 # --------------------------------------------------------------------------
 
@@ -272,21 +231,9 @@ class LadderDirective(LadderMixin, SphinxDirective):
             return [not_measured_box(self.env, "Not measured yet",
                                      "No GPU has results for any chapter.")]
         header: list[list[Any]] = [[""] + [(name, 2) for name in gpu_names],
-                  ["Chapter"] + ["GFLOP/s", "% of cuBLAS"] * len(gpu_names)]
-        labels = [slug.replace("-", " ", 1) for slug in slugs]
-        size_text = format_size(size)
-        caption = (f"Every chapter at {size_text}: GFLOP/s (bars), "
-                   "cuBLAS (dashed) and the FP32 FMA peak (dotted).")
-        if any(ladder.part_of(slug) == 2 for slug in slugs):
-            caption += (" Part II's chapters, on the tensor cores, have a panel and a scale "
-                        "of their own, with cuBLAS on TF32 (dash-dotted).")
-        alt = "GFLOP/s of every chapter at 4096, with cuBLAS and the FMA peak"
+                                   ["Chapter"] + ["GFLOP/s", "% of cuBLAS"] * len(gpu_names)]
         return [
-            # On a phone, the two parts stacked and their bars across.
-            with_phone_drawing(
-                figure(lambda mode: ladder.draw_ladder(labels, bars, mode), alt=alt,
-                       caption=caption),
-                lambda mode: ladder.draw_ladder(labels, bars, mode, stacked=True), alt),
+            *figure_nodes(ladder_drawing(slugs, bars), self.state, self.lineno),
             table(header, [table_rows[slug] for slug in slugs],
                   classes=["ladder-table", "ladder-summary"]),
         ]
@@ -315,51 +262,8 @@ class LadderDirective(LadderMixin, SphinxDirective):
             mark = " (stale)" if found[slug].stale else ""
             table_rows[slug] += [format_gflops(entry["gflops"]) + mark,
                                  format_percent(entry["pct_cublas"]) + mark]
-        bars = ladder.ladder_bars(name, slugs, found, results.load_baseline(root, gpu), size)
+        bars = ladder_bars(name, slugs, found, results.load_baseline(root, gpu), size)
         return bars, name
-
-
-# --------------------------------------------------------------------------
-# {ladder-accuracy} <slug> [<slug> ...]  :size:
-# --------------------------------------------------------------------------
-
-
-class AccuracyDirective(LadderMixin, SphinxDirective):
-    """Error against FP64 (log) against TFLOP/s at one size, a point per
-    method; the body is the caption."""
-
-    required_arguments = 1
-    optional_arguments = 8
-    has_content = True
-    option_spec = {"size": directives.unchanged_required, "gpu": directives.unchanged}
-
-    def run(self) -> list[nodes.Node]:
-        gpu = self.options.get("gpu", results.REFERENCE_GPU)
-        try:
-            size = parse_size(self.options.get("size", "4096"))
-            found, used, read = accuracy.accuracy_data(self.repo_root, self.arguments, size, gpu)
-        except results.ResultsError as error:
-            raise self.error(f"{self.name}: {error}") from error
-        for path in read:
-            self.track(path)
-        for result in used:
-            self.track(self.repo_root / result.provenance["source"])
-            if result.stale:
-                self.note_stale(result)
-        if found is None:
-            return [not_measured_box(
-                self.env, "Not measured yet",
-                f"No error against FP64 at {format_size(size)} on {gpu} for "
-                f"{', '.join(self.arguments)}.")]
-        body = " ".join(line.strip() for line in self.content if line.strip()) or (
-            f"Error against FP64 and speed at {format_size(size)}.")
-        stale = [r.label for r in used if r.stale]
-        caption = " ".join(part for part in (
-            body, accuracy.caption_notes(found),
-            # "; " between labels: a chapter's title may hold a comma.
-            f"Stale: {'; '.join(stale)}." if stale else "") if part)
-        return natural_figure(lambda mode: accuracy.draw_accuracy(found, mode),
-                              accuracy.alt_text(found), caption, self.state, self.lineno)
 
 
 # --------------------------------------------------------------------------
@@ -580,12 +484,11 @@ class LadderRole(LadderMixin, SphinxRole):
 
 def setup(app):
     app.setup_extension("ladder_base")
+    app.setup_extension("ladder_figures")
     app.add_directive("ladder-results", ResultsDirective)
-    app.add_directive("ladder-plot", PlotDirective)
     app.add_directive("ladder-goals", GoalsDirective)
     app.add_directive("ladder-random", RandomDirective)
     app.add_directive("ladder-ladder", LadderDirective)
-    app.add_directive("ladder-accuracy", AccuracyDirective)
     app.add_role("ladder", LadderRole())
     return {"version": "1", "env_version": 1,
             "parallel_read_safe": True, "parallel_write_safe": True}

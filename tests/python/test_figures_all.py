@@ -3,20 +3,27 @@ them (the checks are figure_checks.collisions and .small_on_a_phone):
 
 - no text overlaps another text or a legend, and no text sits on a line, a
   marker or a scatter point, unless it stands on an opaque box of its own
-  drawn over it; in the light and the dark drawing, and in the phone's
-  drawing where a figure has one;
+  drawn over it; in each drawing of the page, and in the phone's drawing
+  where a figure has one;
 - on a phone (a content column of 360 CSS px) no text is less than 9 px
   high, as the page shows the figure there: shrunk to the column, at its
   own width scrolled sideways (the bank grids, the fragments), or its
   phone's drawing in its place (figure_checks.LAYOUTS): font size in pt x
-  96 / 72 px per pt x min(width, 360) / width, the width the SVG's in px.
+  96 / 72 px per pt x min(width, 360) / width, the width the SVG's in px;
+- every figure draws in both page modes.
 
-"Every figure the book draws": each figure directive on the pages
-(chapters/**/*.md and docs/*.md), drawn from the data its directive reads
-(the committed results and the chapters built in build/), by the module's
-own drawing function, as docs/_ext draws it. A module of figures/ that no
-page draws is drawn from a case of its own, so that every module is
-checked. The checks are tested here too, on toy figures that break them.
+"Every figure the book draws": each directive on the pages
+(chapters/**/*.md and docs/*.md) that names a figure of the registry
+(figures/registry.py), loaded by the figure's own ``load`` from the data
+the page reads (the committed results and the chapters built in build/),
+as docs/_ext draws it. A figure no page draws is drawn from a case of its
+own, so that every figure is checked.
+
+The checks measure geometry, which is the same in the light and the dark
+drawing (they differ only in colours, figures/style.py): the checks run on
+the light drawing, and the dark one of each figure is drawn once, to show
+that it draws. The checks are tested here too, on toy figures that break
+them.
 """
 
 from __future__ import annotations
@@ -25,11 +32,9 @@ import functools
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from figure_checks import (
     BUILD,
-    MODES,
     ROOT,
     collisions,
     draw_order,
@@ -45,50 +50,21 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import (
-    accuracy,
-    bankgrid,
-    bankmap,
-    by_size,
-    cut,
-    fragments,
-    handshake,
-    ladder,
-    mix,
-    pipeline,
-    roofline,
-    rounds,
-    split,
-    stages,
-    style,
-    sweep,
-    tail,
-    tail_map,
-    tiling,
-    warp_access,
-)
-from ladder_tools import results, sweep_results, tailplan
-from ladder_tools.formatting import parse_size
+from figures import style
+from figures.registry import Context, Drawing, Figure, every_figure
+from ladder_tools.binaries import AnalysisError
 
 # -- The figures on the pages ----------------------------------------------------------
 
-#: The figure directives, and the module of figures/ that draws each.
-DIRECTIVES = {
-    "plot": "by_size", "ladder": "ladder", "mix-figure": "mix", "bankmap": "bankmap",
-    "bankgrid": "bankgrid", "sweep": "sweep", "tiling": "tiling", "roofline": "roofline",
-    "stages": "stages", "pipeline": "pipeline", "split": "split", "rounds": "rounds",
-    "cut": "cut", "warp-access": "warp_access", "fragments": "fragments", "tail-rounds": "tail",
-    "tail-map": "tail_map", "accuracy": "accuracy",
-}
-#: A module a directive draws with one of its options: (directive, option).
-OPTIONAL_MODULES = {("pipeline", "handshake"): "handshake"}
+FIGURES = every_figure()
 DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{ladder-([a-z-]+)\}\s*(.*)$")
 OPTION = re.compile(r"^:([a-z-]+):\s*(.*)$")
 
 
 @dataclass(frozen=True)
-class Directive:
-    """A figure directive on a page: where, which, its arguments and options."""
+class Case:
+    """A figure directive on a page: where, which figure, its arguments and
+    options as the page writes them."""
 
     where: str
     name: str
@@ -96,20 +72,25 @@ class Directive:
     options: tuple[tuple[str, str], ...]
 
     @property
-    def module(self) -> str:
-        return DIRECTIVES[self.name]
+    def figure(self) -> Figure:
+        return FIGURES[self.name]
 
-    @property
-    def modules(self) -> set[str]:
-        """The modules of figures/ whose figures it draws."""
-        return {self.module} | {module for (name, option), module in OPTIONAL_MODULES.items()
-                                if name == self.name and option in dict(self.options)}
+    def load(self) -> list[Drawing]:
+        """The drawings, as the page's directive gets them; [] where the data
+        is not measured yet."""
+        options = self.figure.options
+        given = {key: True if options[key].flag else options[key].parse(text)
+                 for key, text in self.options}
+        request = self.figure.request(list(self.arguments), given)
+        try:
+            return self.figure.load(Context(ROOT, BUILD), request).drawings
+        except AnalysisError as error:
+            if "build the chapters first" in str(error):
+                pytest.skip(str(error))
+            raise
 
-    def option(self, key: str, default=None):
-        return dict(self.options).get(key, default)
 
-
-def page_directives() -> list[Directive]:
+def page_cases() -> list[Case]:
     """Every figure directive of the book's pages, once each (the same
     directive on two pages draws the same figure)."""
     pages = sorted((ROOT / "chapters").glob("**/*.md")) + sorted((ROOT / "docs").glob("*.md"))
@@ -118,7 +99,7 @@ def page_directives() -> list[Directive]:
         lines = page.read_text().splitlines()
         for number, line in enumerate(lines, 1):
             match = DIRECTIVE.match(line)
-            if not match or match.group(2) not in DIRECTIVES:
+            if not match or match.group(2) not in FIGURES:
                 continue
             options = []
             for following in lines[number:]:
@@ -128,214 +109,27 @@ def page_directives() -> list[Directive]:
                 options.append((option.group(1), option.group(2).strip()))
             if match.group(2) == "bankmap" and "figure" not in dict(options):
                 continue  # a table, not a figure
-            directive = Directive(f"{page.relative_to(ROOT)}:{number}", match.group(2),
-                                  tuple(match.group(3).split()), tuple(options))
-            key = (directive.name, directive.arguments, directive.options)
+            # A table's own options ({ladder-sweep}'s :compare:) are not the figure's.
+            options = [(k, v) for k, v in options if k in FIGURES[match.group(2)].options]
+            case = Case(f"{page.relative_to(ROOT)}:{number}", match.group(2),
+                        tuple(match.group(3).split()), tuple(options))
+            key = (case.name, case.arguments, case.options)
             if key not in seen:
                 seen.add(key)
-                found.append(directive)
+                found.append(case)
     return found
 
 
-#: Modules no page draws, each with a directive of its own to draw it by:
+#: Figures no page draws, each with a case of its own to draw it by:
 #: bankmap's figure (the pages show its table), as draw.py's example draws it.
-UNDRAWN = [Directive("figures/README.md (draw.py bankmap)", "bankmap",
-                     ("transpose.32x32.tile-read",), (("figure", ""),))]
-BOOK = page_directives()
-CASES = BOOK + [d for d in UNDRAWN if d.module not in {b.module for b in BOOK}]
+UNDRAWN = [Case("figures/README.md (draw.py bankmap)", "bankmap",
+                ("transpose.32x32.tile-read",), ())]
+BOOK = page_cases()
+CASES = BOOK + [c for c in UNDRAWN if c.name not in {b.name for b in BOOK}]
 
 
-def tool(name: str) -> Path:
-    path = BUILD / "bin" / name
-    if not path.is_file():
-        pytest.skip(f"{name} is not built in {BUILD}/bin")
-    return path
-
-
-def chapter_built(slug: str) -> None:
-    """Skips unless the binary of ``slug`` (a chapter or one of its
-    variants) is built."""
-    from ladder_tools.binaries import AnalysisError, find_variant
-    try:
-        find_variant(ROOT, BUILD, slug)
-    except AnalysisError as error:
-        pytest.skip(str(error))
-
-
-# What each directive draws, as docs/_ext draws it: a list of (name,
-# layout, make), make(mode) giving the matplotlib figure; the layout is how
-# the page shows it on a phone (figure_checks.LAYOUTS). [] where the
-# directive draws no figure (a note that nothing is measured yet).
-
-
-def draws_plot(d: Directive):
-    found = results.load_chapter_results(results.results_root(ROOT), d.arguments[0], ROOT)
-    shown = [r for r in found if by_size.square_series(r, "gflops").sizes]
-    if not shown:
-        return []
-    reference = d.option("reference", "sgemm")
-    series = by_size.by_size_series(shown, reference)
-    return [("side by side", "hidden",
-             lambda mode: by_size.by_size_figure(*series, mode, reference)),
-            ("stacked", "column",
-             lambda mode: by_size.by_size_figure(*series, mode, reference, stacked=True))]
-
-
-def draws_ladder(d: Directive):
-    slugs = results.chapter_slugs(ROOT)
-    bars = ladder.every_gpu_bars(results.results_root(ROOT), ROOT, slugs, results.HEADLINE_SIZE)
-    if not bars:
-        return []
-    labels = [slug.replace("-", " ", 1) for slug in slugs]
-    return [("side by side", "hidden", lambda mode: ladder.ladder_figure(labels, bars, mode)),
-            ("stacked", "column",
-             lambda mode: ladder.ladder_figure(labels, bars, mode, stacked=True))]
-
-
-def draws_mix(d: Directive):
-    from ladder_tools.binaries import chapter_binaries
-    if not (BUILD / "bin").is_dir():
-        pytest.skip(f"no chapter is built in {BUILD}/bin")
-    bars = mix.mix_bars(chapter_binaries(ROOT, BUILD))
-    return [("side by side", "hidden", lambda mode: mix.mix_figure(bars, mode)),
-            ("stacked", "column", lambda mode: mix.mix_figure(bars, mode, stacked=True))]
-
-
-def draws_bankmap(d: Directive):
-    from ladder_tools.bankmap import run_bankmap
-    report = run_bankmap(tool("bankmap"), d.arguments[0] if d.arguments else None,
-                         int(d.option("stride")) if d.option("stride") else None,
-                         int(d.option("width", 4)))
-    return [("", "column", lambda mode: bankmap.bankmap_figure(report, mode))]
-
-
-def draws_bankgrid(d: Directive):
-    from ladder_tools.bankmap import run_bankmap
-    titles = ([t.strip() for t in d.option("titles").split(";")] if d.option("titles")
-              else list(d.arguments))
-    grids = [bankgrid.bank_grid(run_bankmap(tool("bankmap"), name), title)
-             for name, title in zip(d.arguments, titles, strict=True)]
-    return [("", "scroll", lambda mode: bankgrid.bankgrid_figure(grids, mode))]
-
-
-def committed_constants(chapter: str) -> dict | None:
-    """The constants the chapter's binary describes (its default variant's):
-    the configuration its kernel commits to, as the sweep's directive reads it."""
-    from ladder_tools.binaries import find_variant
-    chapter_built(chapter)
-    _, variant = find_variant(ROOT, BUILD, chapter)
-    return variant.get("constants")
-
-
-def draws_sweep(d: Directive):
-    chapter, root = d.arguments[0], results.results_root(ROOT)
-    drawn = []
-    for gpu in results.gpu_folders(root):
-        found = sweep_results.load_sweep(root, gpu, chapter)
-        if found is None:
-            continue
-        committed = sweep_results.committed_config(found, committed_constants(chapter))
-        points = sweep.sweep_points(found, committed)
-        drawn.append((f"{gpu}, side by side", "hidden",
-                      lambda mode, points=points: sweep.sweep_figure(*points, mode)))
-        drawn.append((f"{gpu}, stacked", "column",
-                      lambda mode, points=points: sweep.sweep_figure(*points, mode, True)))
-    return drawn
-
-
-def draws_constants(load, make):
-    def draws(d: Directive):
-        chapter_built(d.arguments[0])
-        found, _ = load(ROOT, BUILD, d.arguments[0])
-        return [("", "natural", lambda mode: make(found, mode))]
-    return draws
-
-
-def draws_pipeline(d: Directive):
-    """The ring; with :handshake:, the handshake figure under it."""
-    chapter_built(d.arguments[0])
-    ring, _ = pipeline.chapter_pipeline(ROOT, BUILD, d.arguments[0])
-    drawn = [("", "natural", lambda mode: pipeline.pipeline_figure(ring, mode))]
-    if d.option("handshake") is not None:
-        found, _ = handshake.chapter_handshake(ROOT, BUILD, d.arguments[0])
-        drawn.append(("handshake", "natural",
-                      lambda mode: handshake.handshake_figure(found, mode)))
-    return drawn
-
-
-def draws_roofline(d: Directive):
-    found, _, _ = roofline.roofline_data(ROOT, BUILD, d.option("gpu", results.REFERENCE_GPU))
-    if found is None:
-        return []
-    return [("", "natural", lambda mode: roofline.roofline_figure(found, mode))]
-
-
-def draws_rounds(d: Directive):
-    chapter_built(d.arguments[0])
-    found, _, _ = rounds.chapter_rounds(ROOT, BUILD, d.arguments[0], int(d.option("size")),
-                                        d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [("", "natural",
-                                      lambda mode: rounds.rounds_figure(found, mode))]
-
-
-def draws_cut(d: Directive):
-    found, _, _ = cut.chapter_cut(ROOT, tool("lastround"), d.arguments[0],
-                                  int(d.option("size")), d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [("", "natural", lambda mode: cut.cut_figure(found, mode))]
-
-
-def draws_warp_access(d: Directive):
-    from ladder_tools.warpmap import chapter_accesses
-    columns = [(slug, chapter_accesses(tool("warpmap"), slug)) for slug in d.arguments]
-    return [("", "natural", lambda mode: warp_access.warp_access_figure(columns, mode))]
-
-
-def draws_fragments(d: Directive):
-    from ladder_tools.fragmap import run_fragmap
-    report = run_fragmap(tool("fragmap"))
-    if d.option("show", "tiles") == "tiles":
-        tiles = fragments.fragment_tiles(report)
-        return [("", "scroll", lambda mode: fragments.fragments_figure(tiles, mode))]
-    grids = fragments.load_grids(report)
-    return [("", "scroll", lambda mode: bankgrid.bankgrid_figure(grids, mode))]
-
-
-def draws_tail_rounds(d: Directive):
-    found, _, _ = tail.chapter_tail_rounds(
-        ROOT, BUILD, tool("tailplan"), tailplan.parse_size(d.arguments[0]),
-        d.option("schemes", "tiles split-k stream-k").split(),
-        d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [
-        ("", "hidden", lambda mode: tail.tail_rounds_figure(found, mode)),
-        ("phone", "column", lambda mode: tail.tail_rounds_figure(found, mode, phone=True))]
-
-
-def draws_tail_map(d: Directive):
-    found, _ = tail_map.chapter_tail_map(ROOT, d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [
-        ("", "hidden", lambda mode: tail_map.tail_map_figure(found, mode)),
-        ("phone", "column", lambda mode: tail_map.tail_map_figure(found, mode, phone=True))]
-
-
-def draws_accuracy(d: Directive):
-    found, _, _ = accuracy.accuracy_data(ROOT, list(d.arguments),
-                                         parse_size(d.option("size", "4096")),
-                                         d.option("gpu", results.REFERENCE_GPU))
-    return [] if found is None else [("", "natural",
-                                      lambda mode: accuracy.accuracy_figure(found, mode))]
-
-
-DRAWS = {
-    "plot": draws_plot, "ladder": draws_ladder, "mix-figure": draws_mix,
-    "bankmap": draws_bankmap, "bankgrid": draws_bankgrid, "sweep": draws_sweep,
-    "tiling": draws_constants(tiling.chapter_tiling, tiling.tiling_figure),
-    "stages": draws_constants(stages.chapter_stages, stages.stages_figure),
-    "pipeline": draws_pipeline,
-    "split": draws_constants(split.chapter_split, split.split_figure),
-    "roofline": draws_roofline, "rounds": draws_rounds, "cut": draws_cut,
-    "warp-access": draws_warp_access, "fragments": draws_fragments,
-    "tail-rounds": draws_tail_rounds, "tail-map": draws_tail_map, "accuracy": draws_accuracy,
-}
+def case_id(c: Case) -> str:
+    return f"{c.where} {c.name} {' '.join(c.arguments)}".strip()
 
 
 @dataclass
@@ -346,76 +140,104 @@ class Measured:
     layout: str
     collisions: list[str]
     small: list[str]
-    width_px: float
-    least_pt: float
+
+
+def measure(make, layout: str, name: str) -> Measured:
+    """Draws ``make("light")`` and runs the checks on it."""
+    with plt.rc_context(style.RC):
+        figure = make("light")
+    try:
+        order = draw_order(figure)
+        renderer = figure.canvas.get_renderer()
+        texts = shown_texts(figure, renderer, order)
+        hits = collisions(figure, renderer, order)
+        # A drawing the phone hides (it shows the phone's drawing in its
+        # place) has no text on a phone to measure.
+        small = ([] if layout == "hidden" else
+                 small_on_a_phone(figure, renderer, layout, svg_width_px(figure), texts))
+    finally:
+        plt.close(figure)
+    return Measured(name, layout, hits, small)
 
 
 @functools.cache
-def measured(directive: Directive, mode: str) -> list[Measured]:
-    """Each drawing of ``directive`` in ``mode``, drawn and measured once
-    (both tests read it)."""
+def measured(case: Case) -> list[Measured]:
+    """Each drawing of ``case``, and its phone's, drawn and measured once
+    (both tests read it). The registry's layouts are figure_checks.LAYOUTS';
+    a drawing with a phone's drawing of its own is hidden on a phone, and
+    its phone's drawing shrunk to the column."""
     found = []
-    for name, layout, make in DRAWS[directive.name](directive):
-        with plt.rc_context(style.RC):
-            figure = make(mode)
-        try:
-            order = draw_order(figure)
-            renderer = figure.canvas.get_renderer()
-            texts = shown_texts(figure, renderer, order)
-            hits = collisions(figure, renderer, order)
-            width = svg_width_px(figure)
-            small = small_on_a_phone(figure, renderer, layout, width, texts)
-            least = min(t.text.get_fontsize() for t in texts)
-        finally:
-            plt.close(figure)
-        found.append(Measured(name, layout, hits, small, width, least))
+    for drawing in case.load():
+        if drawing.phone is None:
+            found.append(measure(drawing.make, drawing.layout, drawing.name))
+        else:
+            found.append(measure(drawing.make, "hidden", drawing.name))
+            found.append(measure(drawing.phone, "column",
+                                 f"{drawing.name}, phone" if drawing.name else "phone"))
     return found
 
 
-def case_id(d: Directive) -> str:
-    return f"{d.where} {d.name} {' '.join(d.arguments)}".strip()
-
-
-def drawings_or_skip(directive: Directive, mode: str) -> list[Measured]:
-    found = measured(directive, mode)
+def drawings_or_skip(case: Case) -> list[Measured]:
+    found = measured(case)
     if not found:
-        pytest.skip(f"{case_id(directive)} draws no figure: its data is not measured")
+        pytest.skip(f"{case_id(case)} draws no figure: its data is not measured")
     return found
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("directive", CASES, ids=[case_id(d) for d in CASES])
-def test_no_text_collides_with_text_lines_or_markers(directive, mode):
-    problems = [f"{case_id(directive)}, {mode}{', ' + m.name if m.name else ''}: {p}"
-                for m in drawings_or_skip(directive, mode) for p in m.collisions]
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_no_text_collides_with_text_lines_or_markers(case):
+    problems = [f"{case_id(case)}{', ' + m.name if m.name else ''}: {p}"
+                for m in drawings_or_skip(case) for p in m.collisions]
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("directive", CASES, ids=[case_id(d) for d in CASES])
-def test_every_text_is_at_least_9_px_high_on_a_phone(directive):
-    problems = [f"{case_id(directive)}{', ' + m.name if m.name else ''}: {p}"
-                for m in drawings_or_skip(directive, "light") for p in m.small]
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_every_text_is_at_least_9_px_high_on_a_phone(case):
+    problems = [f"{case_id(case)}{', ' + m.name if m.name else ''}: {p}"
+                for m in drawings_or_skip(case) for p in m.small]
     assert not problems, "\n".join(problems)
 
 
-def test_every_module_of_figures_is_checked():
-    modules = {path.stem for path in (ROOT / "figures").glob("*.py")} - {
-        "__init__", "draw", "style"}
-    assert set(DIRECTIVES.values()) | set(OPTIONAL_MODULES.values()) == modules, (
-        "a module of figures/ has no directive here")
-    assert {m for d in CASES for m in d.modules} == modules, (
-        "a module of figures/ has no figure checked")
+#: One case per figure: the first the pages draw.
+FIRST = {c.name: c for c in reversed(CASES)}
 
 
-def test_every_figure_directive_of_docs_ext_is_known():
-    """A directive that docs/_ext registers and that draws a figure is in
-    DIRECTIVES (the others make tables and text)."""
+@pytest.mark.parametrize("name", sorted(FIRST))
+def test_every_figure_draws_on_the_dark_page_too(name):
+    drawings = FIRST[name].load()
+    if not drawings:
+        pytest.skip(f"{name} draws no figure: its data is not measured")
+    for drawing in drawings:
+        assert drawing.svg("dark").startswith(b"<?xml")
+        if drawing.phone is not None:
+            assert drawing.svg("dark", phone=True).startswith(b"<?xml")
+
+
+def test_every_figure_is_checked():
+    assert {c.name for c in CASES} == set(FIGURES), (
+        "a figure of the registry has no case here: add one to UNDRAWN")
+
+
+def test_every_module_of_figures_declares_a_figure_or_serves_one():
+    """A module of figures/ draws a figure of the registry, or is one that
+    those draw with (the look, the registry, the command line; the
+    handshake under the pipeline; the bank grids under the fragments)."""
+    declared = {figure.load.__module__.removeprefix("figures.") for figure in FIGURES.values()}
+    modules = {path.stem for path in (ROOT / "figures").glob("*.py")}
+    assert modules - declared == {"__init__", "draw", "registry", "style", "handshake"}
+
+
+def test_every_figure_directive_of_docs_ext_is_a_registered_figure():
+    """docs/_ext registers no figure directive of its own beside the
+    registry's, only directives of tables and text (three of which show a
+    registered figure beside their tables)."""
     registered = set()
     for source in (ROOT / "docs" / "_ext").glob("*.py"):
         registered |= set(re.findall(r'add_directive\(\s*"ladder-([a-z-]+)"', source.read_text()))
     tables = {"results", "goals", "resources", "sass", "ncu", "issue", "transpose", "gpus",
-              "tail-plans", "random"}
-    assert registered - tables == set(DIRECTIVES), registered - tables
+              "tail-plans", "random", "ladder", "sweep", "bankmap"}
+    assert registered == tables, registered - tables
+    assert {n for n, f in FIGURES.items() if not f.directive} == {"ladder", "sweep", "bankmap"}
 
 
 # -- The checks can fail: toy figures that break them ----------------------------------------
@@ -561,7 +383,7 @@ def test_small_text_on_a_phone_is_found():
 
 
 def test_draw_py_help_lists_every_figure():
-    # argparse %-formats help texts: a docstring's "% of cuBLAS" once made
+    # argparse %-formats help texts: a summary's "% of cuBLAS" once made
     # `draw.py --help` crash.
     import subprocess
 
@@ -569,3 +391,20 @@ def test_draw_py_help_lists_every_figure():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "% of cuBLAS" in done.stdout
+    assert all(name in done.stdout for name in FIGURES)
+
+
+def test_draw_py_draws_a_figure_as_the_page_does(tmp_path):
+    case = FIRST["rounds"]
+    drawings = case.load()
+    if not drawings:
+        pytest.skip("rounds draws no figure: its data is not measured")
+    import subprocess
+
+    out = tmp_path / "rounds.svg"
+    command = [sys.executable, str(ROOT / "figures" / "draw.py"), "rounds", *case.arguments,
+               *(f"--{key}={value}" for key, value in case.options), "--mode", "dark",
+               "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes() == drawings[0].svg("dark")
