@@ -52,6 +52,7 @@ CHAPTER_KEYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rel_norm_err": lambda e: format_error(e["rel_norm_err"]),
     "correct": lambda e: "correct" if e["correct"] else "incorrect",
     # Part II: cuBLAS on TF32, timed beside the kernel.
+    "cublas_tf32_time_ms": lambda e: f"{format_ms(e['cublas_tf32_time_ms']['median'])} ms",
     "cublas_tf32_gflops": lambda e: f"{format_gflops(e['cublas_tf32_gflops'])} GFLOP/s",
     "pct_cublas_tf32": lambda e: format_percent(e["pct_cublas_tf32"]),
 }
