@@ -561,18 +561,23 @@ def results_copy(target: Path, resources: dict | None = None) -> Path:
     return target
 
 
+def write_conf(source: Path) -> None:
+    """A scratch project's conf.py: the book's extensions, nitpicky."""
+    (source / "conf.py").write_text(
+        "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
+        f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
+
+
 def build_page(python: str, tmp_path: Path, page: str, results: Path,
                build: Path) -> subprocess.CompletedProcess:
     source = tmp_path / "src"
     source.mkdir(exist_ok=True)
-    (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
-        f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
+    write_conf(source)
     (source / "index.md").write_text(page)
     return subprocess.run(
         [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "-b", "html", str(source),
          str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=240,
+        capture_output=True, text=True, timeout=600,
         env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
                  **{BUILD_DIR_VARIABLE: str(build)}),
     )
@@ -603,9 +608,7 @@ class PagesBuild:
         self.work = work
         source = work / "src"
         source.mkdir(parents=True)
-        (source / "conf.py").write_text(
-            "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
-            f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
+        write_conf(source)
         # Each page stands alone: in no toctree, and not warned about for it.
         (source / "index.md").write_text("# Scratch pages\n")
         for name, page in pages.items():
