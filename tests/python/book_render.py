@@ -1,5 +1,5 @@
 """The book as the book command renders it, for the tests that read it
-(test_book.py): runs the CMake target `book_html` of a build folder, which
+(test_book_site.py): runs the CMake target `book_html` of a build folder, which
 renders the book from results/ with warnings as errors when anything it
 reads has changed since its last render (docs/build_book.py), and does
 nothing when the book command has just rendered it.

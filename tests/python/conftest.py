@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,16 @@ def build_dir() -> Path:
         pytest.skip(f"no built chapters in {path}/bin: "
                     "build first (cmake --workflow --preset test)")
     return path
+
+
+@pytest.fixture(scope="session")
+def book_python() -> str:
+    """An interpreter with the book's packages, for the tests that build the
+    book (test_book.py, test_book_site.py); they skip without Doxygen."""
+    import fixture_site
+    if shutil.which("doxygen") is None:
+        pytest.skip(fixture_site.DOXYGEN_MISSING)
+    return fixture_site.book_python()
 
 
 # -- A file whose every test skipped is reported skipped, not passed ---------

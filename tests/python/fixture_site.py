@@ -1,6 +1,6 @@
 """The fixture site: the book built once from a copy of tests/fixtures/results/
 (synthetic numbers from two GPUs, never shown in the real book), for the
-tests that read a whole built book: test_book.py and test_browser.py.
+tests that read a whole built book: test_book_site.py and test_browser.py.
 
 CTest builds it once, before either runs, as the test book.fixture-site (a
 CTest fixture, tests/CMakeLists.txt):
@@ -80,6 +80,36 @@ def boxes(page_html: str) -> list[str]:
     found = re.findall(r'<div class="[^"]*\badmonition\b[^"]*">(.*?)</div>', page_html, re.S)
     texts = [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", b)).split()) for b in found]
     return [re.sub(r" ([.,;:])", r"\1", text) for text in texts]
+
+
+def page_html(work: Path, page: str) -> str:
+    """A page of the book built into `work` (build_book's layout), as HTML."""
+    return (work / "build" / "book" / "html" / page).read_text(encoding="utf-8")
+
+
+def tool_talk_in_chapter_pages(html_dir: Path) -> tuple[int, list[str]]:
+    """How many provenance lines the chapter pages (exercises included)
+    have, and each one that names a commit, a binary, a script, a results
+    file or a tool (TOOL_TALK): those belong in the appendix."""
+    count, found = 0, []
+    for page in sorted((html_dir / "chapters").rglob("*.html")):
+        for line in provenance_lines(page.read_text(encoding="utf-8")):
+            count += 1
+            found += [f"{page.relative_to(html_dir)}: {word!r} in {line!r}"
+                      for word in TOOL_TALK if word in line]
+    return count, found
+
+
+def assert_boxes_link_to_the_appendix(page: str, title: str, link: str, label: str) -> None:
+    """The chapter page has boxes titled ``title``; each names no tool and
+    ends with a sentence whose link (``link``) goes to the appendix's
+    section ``label``."""
+    found = [box for box in boxes(page) if box.startswith(title)]
+    assert found, title
+    for box in found:
+        assert [word for word in TOOL_TALK if word in box] == [], box
+        assert box.endswith(f"The appendix says {link}."), box
+    assert f'href="../../appendix.html#{label}"' in page
 
 
 def main_file(slug: str) -> str:

@@ -1,11 +1,14 @@
 """The book's analysis directives (docs/_ext/ladder_analysis.py).
 
 The pure tests call code/ladder_tools on synthetic dictionaries. The
-build tests render a scratch page that uses every directive, with sphinx-build
+build tests render scratch pages that use the directives, with sphinx-build
 -W, against the chapters' binaries in the build folder and the synthetic
-results under tests/fixtures/results/ (never shown in the real book). They
-are skipped, with the reason, only when build/bin/bankmap or a chapter binary
-they read is missing.
+results under tests/fixtures/results/ (never shown in the real book). The
+pages that read the same results and binaries are rendered together, in one
+Sphinx run (each start of Sphinx, and its first read of each binary, takes
+seconds): each test reads its own page, and the warnings Sphinx located in
+it. They are skipped, with the reason, only when build/bin/bankmap or a
+chapter binary they read is missing.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import copy
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -557,30 +561,94 @@ def results_copy(target: Path, resources: dict | None = None) -> Path:
     return target
 
 
+def write_conf(source: Path) -> None:
+    """A scratch project's conf.py: the book's extensions, nitpicky."""
+    (source / "conf.py").write_text(
+        "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
+        f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
+
+
 def build_page(python: str, tmp_path: Path, page: str, results: Path,
                build: Path) -> subprocess.CompletedProcess:
     source = tmp_path / "src"
     source.mkdir(exist_ok=True)
-    (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
-        f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
+    write_conf(source)
     (source / "index.md").write_text(page)
     return subprocess.run(
         [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "-b", "html", str(source),
          str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=240,
+        capture_output=True, text=True, timeout=600,
         env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
                  **{BUILD_DIR_VARIABLE: str(build)}),
     )
 
 
-def page_text(tmp_path: Path) -> str:
+def page_text(tmp_path: Path, page: str = "index") -> str:
     """The page's HTML, its figures' base64 removed, tags collapsed to spaces."""
-    import re
-
-    content = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    content = (tmp_path / "out" / f"{page}.html").read_text(encoding="utf-8")
     content = re.sub(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+", "SVG", content)
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", content))
+
+
+#: The line Sphinx ends a failed run with (its count of warnings), and the
+#: start of a message of its own.
+SPHINX_SUMMARY = "build finished with problems"
+MESSAGE_LEVEL = re.compile(r"\b(WARNING|ERROR|CRITICAL|SEVERE):")
+
+
+class PagesBuild:
+    """Several scratch pages (name -> MyST source) rendered in one Sphinx
+    run, with warnings as errors and every warning reported (--keep-going),
+    into work/out/<name>.html. A page that fails leaves the others built;
+    `warnings(name)` is what Sphinx reported of that page alone, so each
+    test still sees its own page's failure, or its absence."""
+
+    def __init__(self, python: str, work: Path, pages: dict[str, str], results: Path,
+                 build: Path):
+        self.work = work
+        source = work / "src"
+        source.mkdir(parents=True)
+        write_conf(source)
+        # Each page stands alone: in no toctree, and not warned about for it.
+        (source / "index.md").write_text("# Scratch pages\n")
+        for name, page in pages.items():
+            (source / f"{name}.md").write_text(f"---\norphan: true\n---\n\n{page}")
+        self.done = subprocess.run(
+            [python, "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q", "-b", "html",
+             str(source), str(work / "out")],
+            capture_output=True, text=True, timeout=600,
+            env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
+                     **{BUILD_DIR_VARIABLE: str(build)}),
+        )
+        # What Sphinx printed, cut where a line names a page of this build;
+        # a message that names none goes under "".
+        self.reports: dict[str, list[str]] = {"": []}
+        page = ""
+        for line in self.done.stderr.splitlines():
+            if line.startswith(str(source) + "/"):
+                page = line[len(str(source)) + 1:].split(":")[0].removesuffix(".md")
+            elif line.startswith(SPHINX_SUMMARY):
+                continue
+            elif MESSAGE_LEVEL.search(line):
+                page = ""
+            self.reports.setdefault(page, []).append(line)
+        unknown = set(self.reports) - set(pages) - {"", "index"}
+        assert not unknown, f"warnings about pages this build has not: {unknown}"
+
+    def warnings(self, name: str) -> str:
+        """What Sphinx reported of page `name`, and of no page at all."""
+        return "\n".join(self.reports[""] + self.reports.get(name, []))
+
+    def assert_built(self, name: str) -> None:
+        """Page `name` rendered with no warning, as a build of it alone with -W
+        would have: the run failed, if it did, for other pages' warnings."""
+        assert self.warnings(name) == "" and "index" not in self.reports, self.done.stderr
+        others = [page for page, lines in self.reports.items() if page != name and lines]
+        assert self.done.returncode == 0 or others, self.done.stdout + self.done.stderr
+        assert (self.work / "out" / f"{name}.html").is_file(), self.done.stderr
+
+    def text(self, name: str) -> str:
+        return page_text(self.work, name)
 
 
 EVERY_DIRECTIVE = """# Scratch
@@ -679,22 +747,11 @@ def test_every_directive_renders(binaries, sphinx_python, tmp_path):
     assert html.count("only-light") == html.count("only-dark") == 5
 
 
-def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
-    empty = tmp_path / "results"
-    empty.mkdir()
-    page = ("# Scratch\n\n```{ladder-ncu} 04-smem-tiling\n```\n\n"
-            "```{ladder-resources} 04-smem-tiling\n```\n\n"
-            "```{ladder-sweep} 09-autotuning\n```\n\n```{ladder-transpose}\n```\n")
-    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
-    assert done.returncode == 0, done.stdout + done.stderr
-    text = page_text(tmp_path)
-    assert text.count("Not measured yet") == 2 and "Not swept yet" in text
-    # Without a result, the launch is the one the binary describes.
-    assert "computed, sm_90 1024" in text
-    assert "dynamic shared memory that 04-smem-tiling launches the kernel with" in text
+MISSING_RESULTS = ("# Scratch\n\n```{ladder-ncu} 04-smem-tiling\n```\n\n"
+                   "```{ladder-resources} 04-smem-tiling\n```\n\n"
+                   "```{ladder-sweep} 09-autotuning\n```\n\n```{ladder-transpose}\n```\n")
 
-
-@pytest.mark.parametrize("page, message", [
+BAD_INPUT = [
     ("```{ladder-sass} 99-absent\n```\n", "no chapter folder"),
     ("```{ladder-resources} 01-naive-nothing\n```\n", "has no variant '01-naive-nothing'"),
     ("```{ladder-bankmap} no.such.access\n```\n", "no access named 'no.such.access'"),
@@ -702,24 +759,47 @@ def test_missing_results_are_notes(binaries, sphinx_python, tmp_path):
     ("```{ladder-bankgrid} ch09.a-store ch10.a-store\n:titles: unpadded\n```\n",
      ":titles: has 1 titles for 2 accesses"),
     ("```{ladder-sass} 04-smem-tiling\n:kernel: nothing\n```\n", "no sgemm_"),
-])
-def test_bad_input_fails_the_build(binaries, sphinx_python, tmp_path, page, message):
-    empty = tmp_path / "results"
-    empty.mkdir()
-    done = build_page(sphinx_python, tmp_path, "# Scratch\n\n" + page, empty, binaries)
-    assert done.returncode != 0
-    assert message in done.stderr
+]
+
+BANK_GRID = ("# Scratch\n\n"
+             "```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
+             ":titles: rows of 32 floats; rows of 33 floats\nLook at the *rows*.\n```\n")
 
 
-def test_the_bank_grid_renders_its_panels_and_caption(binaries, sphinx_python, tmp_path):
-    empty = tmp_path / "results"
+@pytest.fixture(scope="module")
+def no_results(binaries, sphinx_python, tmp_path_factory) -> PagesBuild:
+    """The pages that read no results (the tests below), rendered together
+    against the chapters' binaries: those that must build, and each bad
+    input, which must fail its own page."""
+    work = tmp_path_factory.mktemp("no-results")
+    empty = work / "results"
     empty.mkdir()
-    page = ("# Scratch\n\n"
-            "```{ladder-bankgrid} transpose.32x32.tile-read transpose.32x33.tile-read\n"
-            ":titles: rows of 32 floats; rows of 33 floats\nLook at the *rows*.\n```\n")
-    done = build_page(sphinx_python, tmp_path, page, empty, binaries)
-    assert done.returncode == 0, done.stdout + done.stderr
-    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    pages = {"missing": MISSING_RESULTS, "bankgrid": BANK_GRID, "variants": VARIANTS}
+    pages.update({f"bad{index}": "# Scratch\n\n" + page
+                  for index, (page, _) in enumerate(BAD_INPUT)})
+    return PagesBuild(sphinx_python, work, pages, empty, binaries)
+
+
+def test_missing_results_are_notes(no_results):
+    no_results.assert_built("missing")
+    text = no_results.text("missing")
+    assert text.count("Not measured yet") == 2 and "Not swept yet" in text
+    # Without a result, the launch is the one the binary describes.
+    assert "computed, sm_90 1024" in text
+    assert "dynamic shared memory that 04-smem-tiling launches the kernel with" in text
+
+
+@pytest.mark.parametrize("index", range(len(BAD_INPUT)),
+                         ids=[message for _, message in BAD_INPUT])
+def test_bad_input_fails_the_build(no_results, index):
+    message = BAD_INPUT[index][1]
+    assert no_results.done.returncode != 0
+    assert message in no_results.warnings(f"bad{index}")
+
+
+def test_the_bank_grid_renders_its_panels_and_caption(no_results):
+    no_results.assert_built("bankgrid")
+    html = (no_results.work / "out" / "bankgrid.html").read_text(encoding="utf-8")
     assert html.count('alt="Bank grids') == 2  # the light drawing and the dark
     assert "ladder-scroll" in html and "<em>rows</em>" in html
     assert ("rows of 32 floats: 32 wavefronts (1 of the 32 banks used, 1 of them conflicted); "
@@ -740,13 +820,9 @@ VARIANTS = """# Scratch
 """
 
 
-def test_result_slugs_pick_the_binary_its_variant_and_the_launch(binaries, sphinx_python,
-                                                                  tmp_path):
-    empty = tmp_path / "results"
-    empty.mkdir()
-    done = build_page(sphinx_python, tmp_path, VARIANTS, empty, binaries)
-    assert done.returncode == 0, done.stdout + done.stderr
-    text = page_text(tmp_path)
+def test_result_slugs_pick_the_binary_its_variant_and_the_launch(no_results):
+    no_results.assert_built("variants")
+    text = no_results.text("variants")
     # The swizzled variant's own kernel (its A layout is 1), named by its
     # result's slug, not by the binary it is in.
     assert "ALayout 1" in text and "ALayout 0" not in text

@@ -75,7 +75,7 @@ KNOWN_CONSOLE_ERRORS: list[tuple[str, str]] = []
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The book built from a copy of the fixture results: its HTML folder.
-    It is the build test_book.py reads too (fixture_site.py): CTest builds
+    It is the build test_book_site.py reads too (fixture_site.py): CTest builds
     it once before either file runs; run by hand, it is built now into a
     temporary folder. LADDER_BROWSER_SITE=<an HTML folder> tests that one
     instead, as it is (for a quick second look; CTest never sets it)."""
