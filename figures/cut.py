@@ -1,9 +1,11 @@
 """Chapter 17's last round, uncut and cut into slices, over the SMs in time
-({ladder-cut}).
+({ladder-cut}); with ``:tf32:``, chapter 16's TF32 kernel, uncut on its own
+launcher's tile and cut on the variant "cut"'s.
 
-The data: what ``build/bin/lastround`` prints for N on the GPU's SMs (the
-result's provenance ``sm_count``): every block's tile and K-steps, from the
-chapter's own last_round(), uncut() and block_work(). place() puts the
+The data: what ``build/bin/lastround`` prints for a size on the GPU's SMs
+(the result's provenance ``sm_count``): every block's tile and K-steps,
+from the chapter's own last_round(), uncut(), block_work() and, for TF32,
+picked_rows(). place() puts the
 blocks on the SMs in launch order, each on the SM that is free first (one
 block per SM at a time), and the figure draws each block as a bar along K-steps.
 The busiest SM's steps are the count the chapter derives by hand.
@@ -18,10 +20,11 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request, positive_int
+from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
 from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, tool_json
+from ladder_tools.formatting import format_size, parse_size
 
 WHOLE, SLICE = GPU_COLOURS[0], GPU_COLOURS[1]
 TEXT = 12.5
@@ -40,6 +43,7 @@ class Bar:
 @dataclass(frozen=True)
 class Plan:
     label: str
+    bm: int
     tiles: int
     whole_tiles: int
     slices: int
@@ -61,12 +65,22 @@ class Plan:
 class Cut:
     chapter: str
     gpu: str
-    size: int
+    size: tuple[int, int, int]
     sms: int
-    bm: int
     bn: int
     uncut: Plan
     cut: Plan
+
+    @property
+    def size_words(self) -> str:
+        """"N = 1536" for a cube, "256 × 256 × 65536" otherwise."""
+        m, n, k = self.size
+        return f"N = {m}" if m == n == k else format_size(self.size)
+
+    @property
+    def one_tile(self) -> bool:
+        """Whether both plans use the same tile (3xTF32's 128 x 128)."""
+        return self.uncut.bm == self.cut.bm
 
 
 def place(blocks: list[list[int]], whole_tiles: int, slices: int, sms: int) -> tuple[Bar, ...]:
@@ -97,34 +111,46 @@ def runs(bars: tuple[Bar, ...]) -> list[tuple[Bar, int]]:
 
 
 def _plan(label: str, report: dict, sms: int) -> Plan:
-    return Plan(label, report["tiles"], report["whole_tiles"], report["slices"], report["steps"],
+    return Plan(label, report["bm"], report["tiles"], report["whole_tiles"], report["slices"],
+                report["steps"],
                 report["steps_per_slice"],
                 place(report["blocks"], report["whole_tiles"], report["slices"], sms))
 
 
-def chapter_cut(repo_root: Path, tool: Path, slug: str, size: int,
-                gpu: str = results.REFERENCE_GPU):
-    """The Cut at N = ``size`` on ``gpu``'s SMs (from ``slug``'s result), the
-    files read, and the result used (for its staleness); None for the Cut
-    when the GPU has no result for ``slug``."""
+def chapter_cut(repo_root: Path, tool: Path, slug: str, size: str,
+                gpu: str = results.REFERENCE_GPU, tf32: bool = False):
+    """The Cut at ``size`` (N or MxNxK) on ``gpu``'s SMs (from ``slug``'s
+    result), the files read, and the result used (for its staleness); None
+    for the Cut when the GPU has no result for ``slug``. ``tf32``: chapter
+    16's TF32 tiles, as its launcher and its variant "cut" pick them."""
     found = results.load_chapter_result(results.results_root(repo_root), gpu, slug, repo_root)
     if found is None:
         return None, [tool], None
     sms = found.provenance.get("sm_count")
     if not sms:
         raise AnalysisError(f"{found.path}: no provenance sm_count")
-    report = tool_json(tool, ["--sms", str(sms), str(size)])
-    cut = Cut(slug, found.provenance.get("gpu", gpu), size, sms, report["bm"], report["bn"],
+    report = tool_json(tool, ["--sms", str(sms), str(size), *(["--tf32"] if tf32 else [])])
+    cut = Cut(slug, found.provenance.get("gpu", gpu), parse_size(str(size)), sms, report["bn"],
               _plan("uncut", report["uncut"], sms), _plan("cut", report["cut"], sms))
     return cut, [tool, found.path], found
 
 
 def title_words(c: Cut) -> str:
-    return (f"N = {c.size}: {c.uncut.tiles} tiles of {c.bm} {TIMES} {c.bn}, "
-            f"{c.uncut.steps} K-steps each,\non {c.sms} SMs, one block each at a time")
+    if c.one_tile:
+        return (f"{c.size_words}: {c.uncut.tiles} tiles of {c.uncut.bm} {TIMES} {c.bn}, "
+                f"{c.uncut.steps} K-steps each,\non {c.sms} SMs, one block each at a time")
+    return (f"{c.size_words}: {c.uncut.steps} K-steps a tile,\n"
+            f"on {c.sms} SMs, one block each at a time")
 
 
-def panel_words(p: Plan) -> str:
+def panel_words(p: Plan, c: Cut) -> str:
+    if not c.one_tile:  # TF32: each plan names its tile
+        tiles = f"{p.label}: {p.tiles} tiles of {p.bm} {TIMES} {c.bn}"
+        if p.cut_tiles == 0:
+            return f"{tiles}\nthe busiest SM runs {p.busiest} steps"
+        which = "each" if p.cut_tiles == p.tiles else f"the last {p.cut_tiles}"
+        return (f"{tiles}, {which} cut in {p.slices} slices\nof at most "
+                f"{p.steps_per_slice} steps: the busiest SM runs {p.busiest}")
     if p.cut_tiles == 0:
         return f"{p.label}: the busiest SM runs {p.busiest} steps"
     whole = p.busiest - p.steps_per_slice
@@ -134,10 +160,11 @@ def panel_words(p: Plan) -> str:
 
 
 def alt_text(c: Cut) -> str:
-    return (f"{c.chapter} at {c.size} on the {c.sms} SMs of the {c.gpu}, K-steps along the "
-            f"x-axis and SMs up the y-axis. Uncut, {c.uncut.tiles} tiles of "
-            f"{c.uncut.steps} steps: the busiest SM runs {c.uncut.busiest} steps. Cut, the "
-            f"last {c.cut.cut_tiles} tiles run as {c.cut.slices} slices each of at most "
+    return (f"{c.chapter} at {format_size(c.size)} on the {c.sms} SMs of the {c.gpu}, K-steps "
+            f"along the x-axis and SMs up the y-axis. Uncut, {c.uncut.tiles} tiles of "
+            f"{c.uncut.bm} {TIMES} {c.bn} and {c.uncut.steps} steps: the busiest SM runs "
+            f"{c.uncut.busiest} steps. Cut, {c.cut.tiles} tiles of {c.cut.bm} {TIMES} {c.bn}, "
+            f"the last {c.cut.cut_tiles} run as {c.cut.slices} slices each of at most "
             f"{c.cut.steps_per_slice} steps: the busiest SM runs {c.cut.busiest}.")
 
 
@@ -147,7 +174,7 @@ def cut_figure(c: Cut, mode: str):
     span = max(c.uncut.busiest, c.cut.busiest)
     with plt.rc_context(RC):
         figure, panels = plt.subplots(2, 1, figsize=(FIGURE_WIDTH, 5.4), sharex=True)
-        figure.set_gid(f"cut-{c.chapter}-{c.size}")
+        figure.set_gid(f"cut-{c.chapter}-{'x'.join(map(str, c.size))}")
         figure.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.11, hspace=0.55)
         for axes, plan in zip(panels, (c.uncut, c.cut), strict=True):
             axes.set_gid(f"cut-{plan.label}")
@@ -168,7 +195,7 @@ def cut_figure(c: Cut, mode: str):
                 patch.set_gid("slices" if bar.slice else "tiles")
                 axes.add_patch(patch)
             axes.axvline(plan.busiest, color=ink, lw=1, ls="--")
-            axes.text(0, 1.05, panel_words(plan), transform=axes.transAxes, ha="left",
+            axes.text(0, 1.05, panel_words(plan, c), transform=axes.transAxes, ha="left",
                       va="bottom", fontsize=TEXT - 1.5, color=ink, linespacing=1.3)
         panels[-1].set_xlabel("K-steps", fontsize=TEXT - 1, color=ink)
         figure.text(0.5, 0.985, title_words(c), ha="center", va="top", fontsize=TEXT - 1,
@@ -182,12 +209,12 @@ def cut_figure(c: Cut, mode: str):
 def load(context: Context, request: Request) -> Drawn:
     slug, gpu = request.arguments[0], request.options["gpu"]
     found, read, result = chapter_cut(context.repo_root, context.tool("lastround"), slug,
-                                      request.options["size"], gpu)
+                                      request.options["size"], gpu, request.options["tf32"])
     if found is None:
         return Drawn([], f"No slices: {gpu} has no result for {slug} to take its SMs from.",
                      read)
     caption = request.caption_or(
-        f"The blocks of {slug} at {found.size}, uncut and cut, over the SMs.")
+        f"The blocks of {slug} at {format_size(found.size)}, uncut and cut, over the SMs.")
     return Drawn([Drawing(lambda mode: cut_figure(found, mode), alt_text(found), caption)],
                  read=read, used=[result] if result is not None else [])
 
@@ -195,5 +222,7 @@ def load(context: Context, request: Request) -> Drawn:
 FIGURE = Figure("cut", "chapter 17's last round, uncut and cut into slices, over the SMs in "
                 "K-steps", load, arguments=(1, 1),
                 argument="the result whose GPU gives the SMs, e.g. 17-3xtf32-wgmma",
-                options={"size": Option("N of the N x N x N product", positive_int, 1536),
+                options={"size": Option("the product: N (N x N x N) or MxNxK", str, "1536"),
+                         "tf32": Option("chapter 16's TF32 tiles, as its launcher and its "
+                                        "variant cut pick them", flag=True),
                          "gpu": GPU})

@@ -154,27 +154,17 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [end]
 
 // [launch-by-count]
-/// Tiling T's count: the floats the busiest SM copies, without a cut
-/// (copy_rounds()), or with the last round cut (cut_copies()).
-template <class T, bool CUT>
-long long copy_count(const ladder::Gemm& g, int sms) {
-  if constexpr (CUT) return cut_copies<T>(g.M, g.N, g.K, sms);
-  return copy_rounds<T>(g.M, g.N, sms);
-}
-
 /// The chapter's own launcher: the 256-row or the 64-row tile where its
-/// count is the smallest, the 128-row tile otherwise. With CUT, the count
-/// is the cut's (the variant "cut"); the launch cuts the last round only
-/// where the workspace has room for the slices (workspace_cut()).
+/// count is the smallest, the 128-row tile otherwise (picked_rows()). With
+/// CUT, the count is the cut's (the variant "cut"); the launch cuts the last
+/// round only where the workspace has room for the slices (workspace_cut()).
 template <class Square = Chosen, class Twice = Wide, class Half = Narrow, bool CUT = false>
 void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
   static const int sms = ch13::sm_count();  // chapter 13's
-  const long long square = copy_count<Square, CUT>(g, sms);
-  const long long wide = copy_count<Twice, CUT>(g, sms);
-  const long long narrow = copy_count<Half, CUT>(g, sms);
-  if (wide < square && wide < narrow) {
+  const int rows = picked_rows<Square, Twice, Half, CUT>(g.M, g.N, g.K, sms);
+  if (rows == Twice::BM) {
     launch<Twice>(g, stream);
-  } else if (narrow < square) {
+  } else if (rows == Half::BM) {
     launch<Half>(g, stream);
   } else {
     launch<Square>(g, stream);

@@ -179,6 +179,29 @@ constexpr long long cut_copies(int M, int N, int K, int sms) {
 }
 // [end]
 
+// [pick-tile]
+/// Tiling T's count: the floats the busiest SM copies, without a cut
+/// (copy_rounds()) or with the last round cut (cut_copies()).
+template <class T, bool CUT>
+constexpr long long copy_count(int M, int N, int K, int sms) {
+  if constexpr (CUT) return cut_copies<T>(M, N, K, sms);
+  return copy_rounds<T>(M, N, sms);
+}
+
+/// The rows (BM) of the tile chapter 16's launcher picks: Twice's where its
+/// count is the smallest, Half's where its count is smaller than Square's,
+/// Square's otherwise (ties go to the 128-row tile).
+template <class Square, class Twice, class Half, bool CUT>
+constexpr int picked_rows(int M, int N, int K, int sms) {
+  const long long square = copy_count<Square, CUT>(M, N, K, sms);
+  const long long wide = copy_count<Twice, CUT>(M, N, K, sms);
+  const long long narrow = copy_count<Half, CUT>(M, N, K, sms);
+  if (wide < square && wide < narrow) return Twice::BM;
+  if (narrow < square) return Half::BM;
+  return Square::BM;
+}
+// [end]
+
 // [pick-3xtf32]
 /// 3xTF32's count. Its three products make the tensor cores, not the copies,
 /// bound a K-step, so the count is the K-steps of the busiest SM: a tile's

@@ -1,13 +1,16 @@
 // lastround: how chapter 17's 3xTF32 kernel on its 128 x 128 tile divides an
-// N x N x N product among blocks on a GPU of a given number of SMs, with its
+// M x N x K product among blocks on a GPU of a given number of SMs, with its
 // last round cut into slices and without: every block's tile and K-steps.
+// With --tf32, chapter 16's TF32 kernel instead: uncut on the tile its own
+// launcher picks, cut on the tile the variant "cut" picks.
 // CPU only: nothing here runs on a GPU.
 //
-//   lastround --sms S N [--json]
+//   lastround --sms S SIZE [--tf32] [--json]     SIZE is N or MxNxK
 //
 // Every number comes from chapters/16-wgmma/tiling.cuh: ch16::last_round()
 // and ch16::uncut() for the plan, ch16::block_work() for each block's share,
-// as the kernel's launcher and the kernel call them.
+// ch16::picked_rows() for the TF32 tiles, as the kernel's launchers and the
+// kernel call them.
 #include <cstdio>
 #include <cstdlib>
 #include <ladder/json.hpp>
@@ -34,9 +37,38 @@ int parse_count(const std::string& what, const std::string& text, int most) {
   return static_cast<int>(value);
 }
 
-/// A plan and each of its blocks' work: [tile, first_step, end_step].
-ladder::Json plan_json(const ch16::LastRound& r) {
+/// Tiling T's plan for an M x N x K product: its last round cut or not.
+template <class T>
+ch16::LastRound plan_of(bool cut, int m, int n, int k, int sms) {
+  return cut ? ch16::last_round<T>(m, n, k, sms) : ch16::uncut<T>(m, n, k);
+}
+
+/// The plan of chapter 16's TF32 tile of `rows` rows (64, 128 or 256).
+ch16::LastRound tf32_plan(int rows, bool cut, int m, int n, int k, int sms) {
+  if (rows == ch16::Wide::BM) return plan_of<ch16::Wide>(cut, m, n, k, sms);
+  if (rows == ch16::Narrow::BM) return plan_of<ch16::Narrow>(cut, m, n, k, sms);
+  return plan_of<ch16::Chosen>(cut, m, n, k, sms);
+}
+
+/// A size: N (an N x N x N product) or MxNxK.
+void parse_size(const std::string& text, int& m, int& n, int& k) {
+  const size_t x1 = text.find('x');
+  if (x1 == std::string::npos) {
+    m = n = k = parse_count("N", text, 1 << 16);
+    return;
+  }
+  const size_t x2 = text.find('x', x1 + 1);
+  if (x2 == std::string::npos) fail("a size is N or MxNxK, got '" + text + "'");
+  m = parse_count("M", text.substr(0, x1), 1 << 20);
+  n = parse_count("N", text.substr(x1 + 1, x2 - x1 - 1), 1 << 20);
+  k = parse_count("K", text.substr(x2 + 1), 1 << 20);
+}
+
+/// A plan of tiles of `rows` rows, and each of its blocks' work:
+/// [tile, first_step, end_step].
+ladder::Json plan_json(const ch16::LastRound& r, int rows) {
   ladder::Json out = ladder::Json::object();
+  out.set("bm", ladder::Json::number(rows));
   out.set("tiles", ladder::Json::number(r.tiles));
   out.set("whole_tiles", ladder::Json::number(r.whole_tiles));
   out.set("slices", ladder::Json::number(r.slices));
@@ -58,31 +90,42 @@ ladder::Json plan_json(const ch16::LastRound& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sms = 0, n = 0;
-  bool json = false;
+  int sms = 0, m = 0, n = 0, k = 0;
+  bool json = false, tf32 = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json") {
       json = true;
+    } else if (arg == "--tf32") {
+      tf32 = true;
     } else if (arg == "--sms") {
       if (i + 1 >= argc) fail("--sms wants a value");
       sms = parse_count("--sms", argv[++i], 4096);
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: lastround --sms S N [--json]\n");
+      std::printf("usage: lastround --sms S SIZE [--tf32] [--json]   (SIZE: N or MxNxK)\n");
       return 0;
     } else if (!arg.empty() && arg[0] == '-') {
       fail("unknown option " + arg + " (try --help)");
     } else {
-      if (n != 0) fail("give one size N");
-      n = parse_count("N", arg, 1 << 16);
+      if (n != 0) fail("give one size");
+      parse_size(arg, m, n, k);
     }
   }
-  if (sms == 0 || n == 0) fail("give --sms S and a size N");
-  const ch16::LastRound uncut = ch16::uncut<Tile>(n, n, n);
-  const ch16::LastRound cut = ch16::last_round<Tile>(n, n, n, sms);
+  if (sms == 0 || n == 0) fail("give --sms S and a size");
+  // 3xTF32: the 128-row tile both ways. TF32: each launcher's own pick.
+  const int uncut_rows =
+      tf32 ? ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, false>(m, n, k, sms)
+           : Tile::BM;
+  const int cut_rows =
+      tf32 ? ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, true>(m, n, k, sms)
+           : Tile::BM;
+  const ch16::LastRound uncut =
+      tf32 ? tf32_plan(uncut_rows, false, m, n, k, sms) : plan_of<Tile>(false, m, n, k, sms);
+  const ch16::LastRound cut =
+      tf32 ? tf32_plan(cut_rows, true, m, n, k, sms) : plan_of<Tile>(true, m, n, k, sms);
   if (!json) {
-    std::printf("%d x %d x %d on %d SMs: %d tiles of %d x %d, %d K-steps each; ", n, n, n, sms,
-                cut.tiles, Tile::BM, ch16::BN, cut.steps);
+    std::printf("%d x %d x %d on %d SMs: %d tiles of %d x %d, %d K-steps each; ", m, n, k, sms,
+                cut.tiles, cut_rows, ch16::BN, cut.steps);
     if (cut.slices == 1) {
       std::printf("the last round is not cut\n");
     } else {
@@ -92,13 +135,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   ladder::Json out = ladder::Json::object();
-  out.set("size", ladder::Json::number(n));
+  out.set("m", ladder::Json::number(m));
+  out.set("n", ladder::Json::number(n));
+  out.set("k", ladder::Json::number(k));
   out.set("sms", ladder::Json::number(sms));
-  out.set("bm", ladder::Json::number(Tile::BM));
   out.set("bn", ladder::Json::number(ch16::BN));
   out.set("bk", ladder::Json::number(ch16::BK));
-  out.set("uncut", plan_json(uncut));
-  out.set("cut", plan_json(cut));
+  out.set("uncut", plan_json(uncut, uncut_rows));
+  out.set("cut", plan_json(cut, cut_rows));
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

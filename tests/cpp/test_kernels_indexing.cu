@@ -590,6 +590,37 @@ TEST(Chapter16LastRound, BlocksCoverEveryStepOnce) {
   }
 }
 
+// The variant "cut" picks its tile by cut_copies(): the floats the busiest
+// SM copies with the last round cut, as chapter 17's page derives.
+TEST(Chapter16Pick, CutCountsTheBusiestSmsCopies) {
+  // 256 x 256 x 65536: 2048 K-steps. Uncut, the 64-row tile's 8 blocks
+  // copy least per round; cut, the 256-row tile's 2 tiles take 64 slices of
+  // 32 steps, and its busiest SM copies a 32nd of what the 64-row tile's did.
+  EXPECT_EQ(
+      (ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, false>(256, 256, 65536, 132)), 64);
+  EXPECT_EQ((ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, true>(256, 256, 65536, 132)),
+            256);
+  const ch16::LastRound wide = ch16::last_round<ch16::Wide>(256, 256, 65536, 132);
+  EXPECT_EQ(wide.slices, 64);
+  EXPECT_EQ(wide.steps_per_slice, 32);
+  EXPECT_EQ(ch16::busiest_steps(wide, 132), 32);
+  EXPECT_EQ(ch16::cut_copies<ch16::Wide>(256, 256, 65536, 132) * 32, 2048ll * (64 + 128) * 32);
+  // Uncut, the busiest SM runs every round's steps: 4096 in 8 rounds.
+  EXPECT_EQ(ch16::busiest_steps(ch16::uncut<ch16::Chosen>(4096, 4096, 4096), 132), 8 * 128);
+  // 4260 x 208 x 62020: the 256-row tile's 34 tiles take at most
+  // 132 / 34 = 3 slices each: 102 blocks, and the cut still wins.
+  const ch16::LastRound thin = ch16::last_round<ch16::Wide>(4260, 208, 62020, 132);
+  EXPECT_EQ(ch16::last_round_blocks(thin), 102);
+  EXPECT_EQ(
+      (ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, true>(4260, 208, 62020, 132)),
+      256);
+  // Where nothing is cut the two counts pick the same tile.
+  for (int n : {2048, 4096, 8192})
+    EXPECT_EQ((ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, true>(n, n, n, 132)),
+              (ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, false>(n, n, n, 132)))
+        << n;
+}
+
 // 3xTF32 picks its tile by split_steps(): the busiest SM's K-steps, the
 // 64-row tile's step kNarrowSplitStep of the 128-row tile's.
 TEST(Chapter16Pick, SplitCountsStepsOfTheBusiestSm) {

@@ -64,3 +64,28 @@ def test_the_cut_figure_is_the_count(size, mode):
             cut_tiles * slices)
     finally:
         plt.close(figure)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_tf32_cut_figure_is_the_pages_count(mode):
+    """Chapter 17's page on TF32 at 256 x 256 x 65536: uncut, chapter 16's
+    launcher runs 8 tiles of 64 x 128 through all 2048 K-steps; cut, the
+    variant "cut" runs the 2 tiles of 256 x 128 as 64 slices of 32 steps."""
+    tool = BUILD / "bin" / "lastround"
+    if not tool.is_file():
+        pytest.skip(f"lastround is not built in {BUILD}/bin")
+    found, _, _ = cut.chapter_cut(ROOT, tool, "16-wgmma", "256x256x65536", "h100-80gb-hbm3",
+                                  tf32=True)
+    if found is None:
+        pytest.skip("no 16-wgmma result for the H100")
+    assert (found.uncut.bm, found.uncut.tiles, found.uncut.busiest) == (64, 8, 2048)
+    assert (found.cut.bm, found.cut.tiles, found.cut.slices) == (256, 2, 64)
+    assert found.cut.busiest == 32 and len(found.cut.bars) == 128
+    figure, renderer = drawn(lambda: cut.cut_figure(found, mode))
+    try:
+        assert text_problems(figure, renderer, mode) == []
+        words = " ".join(texts_of(figure))
+        assert "8 tiles of 64 \u00d7 128" in words and "2 tiles of 256 \u00d7 128" in words
+        assert "the busiest SM runs 32" in words
+    finally:
+        plt.close(figure)
