@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from ladder_tools.results import ResultsError
+from ladder_tools.errors import ResultsError
 
 #: What a cell shows for a value that is not there.
 DASH = "\u2014"

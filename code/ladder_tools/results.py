@@ -26,7 +26,9 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from ladder_tools import goals, random_problems
 from ladder_tools import provenance as provenance_tools
+from ladder_tools.errors import ResultsError as ResultsError  # raised here, named here too
 
 #: The GPU the book is written against; it comes first wherever GPUs are listed.
 REFERENCE_GPU = "h200"
@@ -41,9 +43,6 @@ SCHEMA_VERSION = 1
 #: The size every chapter is compared at.
 HEADLINE_SIZE = (4096, 4096, 4096)
 
-
-class ResultsError(ValueError):
-    """A results file, or a request for a value, that the book cannot use."""
 
 
 # --------------------------------------------------------------------------
@@ -315,8 +314,6 @@ def check_random_result(data: dict) -> list[str]:
     chapters (random_problems.RANDOM_CHAPTERS) its goal and one checked size
     per problem, in the problems' order, each timed one with the % of the
     cuBLAS its goal is held against."""
-    from ladder_tools import goals, random_problems
-
     problems = []
     if data.get("schema") != SCHEMA_VERSION:
         problems.append(f"schema is {data.get('schema')!r}, this book reads {SCHEMA_VERSION}")
