@@ -1,13 +1,13 @@
 // Chapter 16's host side: the launch (which path a product takes, its
 // workspace, the early launch after a pass over A), the counts that pick a
-// tile, and the chapter as the runner and --describe see it. The product runs on TF32 (A and B
-// rounded to it first, as cuBLAS rounds them; truncated by wgmma itself in the variant
-// "truncated"), or on 3xTF32 (the tilings that chapter 17 runs). Everything
-// but main(), which is in kernel.cu. It needs the sm_90a target (an H100 or
-// H200). Products whose rows TMA cannot copy (K or N not a multiple of 4)
-// run on aligned copies in the workspace the harness gives (chapter 13's
-// launch_packed()); without one, chapter 14's mma.sync kernel runs them, or
-// chapter 15's for 3xTF32.
+// tile, and the chapter as the runner and --describe see it. The product
+// runs on TF32 (A and B rounded to it first, as cuBLAS rounds them;
+// truncated by wgmma itself in the variant "truncated"), or on 3xTF32 (the
+// tilings that chapter 17 runs). Everything but main(), which is in
+// kernel.cu. It needs the sm_90a target (an H100 or H200). Products whose
+// rows TMA cannot copy (K or N not a multiple of 4) run on aligned copies in
+// the workspace the harness gives (chapter 13's launch_packed()); without
+// one, chapter 14's mma.sync kernel runs them, or chapter 15's for 3xTF32.
 //
 // The chapter's files, in the order they build on one another: tiling.cuh
 // (the tile, B's layout, A's split, the counts), ptx.cuh (one function per
