@@ -586,7 +586,7 @@ def test_an_unknown_key_fails_a_strict_build(book_python, tmp_path):
         f"ladder_repo_root = {str(ROOT)!r}\n")
     (source / "index.md").write_text("# Test\n\n{ladder}`01-naive:4096:speed`\n")
     done = subprocess.run(
-        [book_python, "-m", "sphinx", "-E", "-W", "-q", "-b", "html",
+        [book_python, "-m", "sphinx", "-E", "-W", "-q", "--no-color", "-b", "html",
          str(source), str(tmp_path / "out")],
         capture_output=True, text=True, timeout=120,
         env=dict(os.environ, LADDER_RESULTS_DIR=str(tmp_path / "no-results")),

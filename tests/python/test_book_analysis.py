@@ -575,7 +575,7 @@ def build_page(python: str, tmp_path: Path, page: str, results: Path,
     write_conf(source)
     (source / "index.md").write_text(page)
     return subprocess.run(
-        [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "-b", "html", str(source),
+        [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "--no-color", "-b", "html", str(source),
          str(tmp_path / "out")],
         capture_output=True, text=True, timeout=600,
         env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
@@ -614,7 +614,7 @@ class PagesBuild:
         for name, page in pages.items():
             (source / f"{name}.md").write_text(f"---\norphan: true\n---\n\n{page}")
         self.done = subprocess.run(
-            [python, "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q", "-b", "html",
+            [python, "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q", "--no-color", "-b", "html",
              str(source), str(work / "out")],
             capture_output=True, text=True, timeout=600,
             env=dict(os.environ, LADDER_RESULTS_DIR=str(results),

@@ -293,7 +293,7 @@ def build_page(python: str, tmp_path: Path, results_dir: Path) -> str:
         f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
     (source / "index.md").write_text(PAGE)
     done = subprocess.run(
-        [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "-b", "html", str(source),
+        [python, "-m", "sphinx", "-E", "-W", "-n", "-q", "--no-color", "-b", "html", str(source),
          str(tmp_path / "out")],
         capture_output=True, text=True, timeout=240,
         env=dict(os.environ, LADDER_RESULTS_DIR=str(results_dir)))
