@@ -2,7 +2,7 @@
 {ladder-pipeline} after the ring of stages, figures/pipeline.py).
 
 The data: the variant's ``--describe`` constants, checked by
-pipeline.pipeline_of() (STAGES, COPY_FLOATS, CONSUMERS, WARPGROUP, ...),
+ring.pipeline_of() (STAGES, COPY_FLOATS, CONSUMERS, WARPGROUP, ...),
 turned by handshake_of() into a Handshake over STAGES + 2 K-steps, enough
 for each barrier's second pass. What the kernel does (sgemm_wgmma,
 consume_tf32, consume_3xtf32, init_stage_barriers):
@@ -39,7 +39,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from figures import pipeline
+from figures import ring
 from figures.style import RC, THEMES, svg
 from ladder_tools.binaries import describe, find_variant
 
@@ -49,9 +49,9 @@ BYTES_PER_FLOAT = 4
 #: Rows a consumer's step takes: its wgmma, then its wgmma_wait_all.
 CONSUMER_ROWS = 2
 ROW = 0.36  # inches per row
-COPY_COLOUR = pipeline.FILLS["copy"]
-MMA_COLOUR = pipeline.FILLS["mma"]
-LINE_STYLES = pipeline.LINE_STYLES
+COPY_COLOUR = ring.FILLS["copy"]
+MMA_COLOUR = ring.FILLS["mma"]
+LINE_STYLES = ring.LINE_STYLES
 DASH = "\u2013"
 
 # Where the lanes lie, in inches from the left.
@@ -82,7 +82,7 @@ class Handshake:
 
 def handshake_of(chapter: str, constants: dict) -> Handshake:
     """The handshake of a variant's constants, which pipeline_of() checks."""
-    p = pipeline.pipeline_of(chapter, constants)
+    p = ring.pipeline_of(chapter, constants)
     return Handshake(chapter, p.stages, p.copy_floats, constants["CONSUMERS"],
                      constants["WARPGROUP"], p.stages + 2)
 
@@ -218,7 +218,7 @@ def completion_words(h: Handshake, c: Completion) -> str:
 def rule_words(h: Handshake) -> list[str]:
     s = h.stages
     return [f"full[s]: 1 arrival (arrive.expect_tx) + {h.full_bytes:,} bytes",
-            f"empty[s]: {h.consumers} {pipeline.TIMES} {h.warpgroup} = {h.empty_arrivals} "
+            f"empty[s]: {h.consumers} {ring.TIMES} {h.warpgroup} = {h.empty_arrivals} "
             "arrivals, after wait_all",
             f"step k in stage s = k mod {s}; pass k / {s}",
             f"consumers wait full[s] on parity (k / {s}) & 1",

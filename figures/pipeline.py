@@ -1,147 +1,35 @@
-"""Chapter 16's ring of stages between producer and consumers ({ladder-pipeline}).
-
-The data: a variant's ``--describe`` constants (STAGES, BK, BM, BN,
-A_TILES, COPY_FLOATS, STAGE_FLOATS, PRODUCTS, CONSUMERS, WARPGROUP), turned
-by pipeline_of() into a Pipeline. schedule() is the order the kernel's
-barriers impose on a product of 2 · STAGES K-steps (sgemm_wgmma,
-consume_tf32, consume_3xtf32), each task one column long and started in
-the first column that all it waits for allows:
-
-- the producer's one thread copies step k into stage k mod STAGES with TMA,
-  in order, once that stage is *empty* (the consumers have finished step
-  k - STAGES; a fresh stage is free); the copy completes *full*. On 3xTF32
-  (PRODUCTS = 3) it brings A's two parts too (A_TILES = 3), split before
-  the product;
-- after *full* the consumers multiply step k with wgmma, in order, then
-  arrive on *empty*.
-
-The figure draws that order as one lane per stage; it is a schematic, not
-a timing.
+"""Chapter 16's ring of stages between producer and consumers ({ladder-pipeline}),
+drawn from the schedule figures/ring.py computes: one lane per stage, each
+step's TMA copy and its wgmma in the order the barriers impose. It is a
+schematic, not a timing. With ``:handshake:`` the barriers' handshake
+(figures/handshake.py) follows as a second figure.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import pairwise
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 from matplotlib.artist import Artist
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
+from figures import handshake
 from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
+from figures.ring import (
+    FILLS,
+    LINE_STYLES,
+    TIMES,
+    Pipeline,
+    chapter_pipeline,
+    columns,
+    schedule,
+)
 from figures.stages import lanes
-from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
-from ladder_tools.binaries import AnalysisError, describe, find_variant
+from figures.style import RC, THEMES, legend, svg
 
-#: What each kind of task is drawn with: colour and opacity.
-FILLS = {"copy": (GPU_COLOURS[1], 0.4), "mma": (GPU_COLOURS[0], 0.6)}
-#: The barrier each kind of task completes, and its line style.
-COMPLETES = {"copy": "full", "mma": "empty"}
-LINE_STYLES = {"full": "-", "empty": (0, (2.2, 1.4))}
 TEXT = 12.5
 TITLE = 13
-TIMES = "\u00d7"
-NEEDED = ("STAGES", "BK", "BM", "BN", "A_TILES", "COPY_FLOATS", "STAGE_FLOATS", "PRODUCTS",
-          "CONSUMERS", "WARPGROUP")
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    chapter: str
-    stages: int
-    bk: int
-    bm: int
-    bn: int
-    copy_floats: int   #: floats the copies bring per stage: A's tiles and B's
-    stage_floats: int  #: floats of one stage: all the copies bring
-    products: int      #: 1 (TF32) or 3 (3xTF32, whose copies bring A's parts too)
-    consumer_threads: int  #: the arrivals that complete "empty"
-
-    @property
-    def split(self) -> bool:
-        return self.products == 3
-
-    @property
-    def steps(self) -> int:
-        """The K-steps drawn: each stage filled, emptied and refilled once."""
-        return 2 * self.stages
-
-    @property
-    def part_floats(self) -> int:
-        """The floats of A's two parts in a stage (3xTF32), 0 on TF32."""
-        return self.copy_floats - (self.bm + self.bn) * self.bk
-
-
-@dataclass(frozen=True)
-class Task:
-    kind: str    #: "copy" (TMA) or "mma" (wgmma)
-    step: int    #: the K-step whose tiles it copies or multiplies
-    stage: int
-    start: int   #: its column; it ends where the next begins
-
-    @property
-    def end(self) -> int:
-        return self.start + 1
-
-    @property
-    def barrier(self) -> str:
-        """The barrier it completes, at its end."""
-        return COMPLETES[self.kind]
-
-
-def pipeline_of(chapter: str, constants: dict) -> Pipeline:
-    missing = [n for n in NEEDED if n not in constants]
-    if missing:
-        raise AnalysisError(f"{chapter}: its --describe constants have no {', '.join(missing)}")
-    c = constants
-    if c["STAGES"] < 2:
-        raise AnalysisError(f"{chapter}: STAGES = {c['STAGES']}, nothing overlaps")
-    if c["PRODUCTS"] not in (1, 3):
-        raise AnalysisError(f"{chapter}: PRODUCTS = {c['PRODUCTS']}, not 1 or 3")
-    a_tiles = 3 if c["PRODUCTS"] == 3 else 1  # A's tile, and on 3xTF32 its two parts
-    if c["A_TILES"] != a_tiles:
-        raise AnalysisError(f"{chapter}: A_TILES = {c['A_TILES']}, not {a_tiles} for "
-                            f"PRODUCTS = {c['PRODUCTS']}")
-    if c["COPY_FLOATS"] != (a_tiles * c["BM"] + c["BN"]) * c["BK"]:
-        raise AnalysisError(f"{chapter}: COPY_FLOATS = {c['COPY_FLOATS']} is not "
-                            f"({a_tiles} BM + BN) {TIMES} BK, A's tiles and B's")
-    if c["STAGE_FLOATS"] != c["COPY_FLOATS"]:
-        raise AnalysisError(f"{chapter}: STAGE_FLOATS = {c['STAGE_FLOATS']} is not the "
-                            f"copies' {c['COPY_FLOATS']} floats")
-    return Pipeline(chapter, c["STAGES"], c["BK"], c["BM"], c["BN"], c["COPY_FLOATS"],
-                    c["STAGE_FLOATS"], c["PRODUCTS"], c["CONSUMERS"] * c["WARPGROUP"])
-
-
-def chapter_pipeline(repo_root: Path, build: Path, slug: str) -> tuple[Pipeline, list[Path]]:
-    path, variant = find_variant(repo_root, build, slug)
-    sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
-    return pipeline_of(slug, variant["constants"]), [path, *sources]
-
-
-def schedule(p: Pipeline) -> list[Task]:
-    """Each step's copy and multiply, each in the first column its
-    barriers and its role's order allow."""
-    tasks: list[Task] = []
-    copies: dict[int, Task] = {}
-    mmas: dict[int, Task] = {}
-    for k in range(p.steps):
-        stage = k % p.stages
-        # The producer's thread issues the copies in order; it waits for
-        # "empty" of the step the stage held (a fresh stage is free).
-        start = copies[k - 1].start if k else 0
-        if k >= p.stages:
-            start = max(start, mmas[k - p.stages].end)
-        copies[k] = Task("copy", k, stage, start)
-        # The consumers wait for "full", one step after another.
-        mmas[k] = Task("mma", k, stage, max(copies[k].end, mmas[k - 1].end if k else 0))
-        tasks += [copies[k], mmas[k]]
-    return tasks
-
-
-def columns(tasks: list[Task]) -> int:
-    return max(t.end for t in tasks)
 
 
 def title_words(p: Pipeline) -> str:
@@ -231,9 +119,6 @@ def draw_pipeline(p: Pipeline, mode: str) -> bytes:
 
 def load(context: Context, request: Request) -> Drawn:
     """The ring; with ``:handshake:``, the handshake as a second figure."""
-    # handshake.py draws on this module's schedule: imported here, not above.
-    from figures import handshake
-
     slug = request.arguments[0]
     ring, read = chapter_pipeline(context.repo_root, context.build_dir, slug)
     drawings = [Drawing(lambda mode: pipeline_figure(ring, mode), alt_text(ring),

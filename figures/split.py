@@ -32,7 +32,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from figures import pipeline
+from figures import ring
 from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
@@ -105,7 +105,7 @@ def split_of(chapter: str, constants: dict) -> Split:
     c = constants
     if c["PRODUCTS"] != 3:
         raise AnalysisError(f"{chapter}: PRODUCTS = {c['PRODUCTS']}; only 3xTF32 splits A")
-    p = pipeline.pipeline_of(chapter, {**c, "STAGES": max(c.get("STAGES", 2), 2),
+    p = ring.pipeline_of(chapter, {**c, "STAGES": max(c.get("STAGES", 2), 2),
                                        "STAGE_FLOATS": c.get("STAGE_FLOATS", c["COPY_FLOATS"]),
                                        "CONSUMERS": c.get("CONSUMERS", 2),
                                        "WARPGROUP": c.get("WARPGROUP", 128)})

@@ -9,14 +9,18 @@ bin/10-padding --variant swizzled); the program's ``--describe`` (JSON, no
 GPU needed) lists them with their kernels and launch shapes, and
 find_variant goes from a result slug to the binary and its variant.
 Reading a binary (--describe, cuobjdump, bankmap) takes a moment, so each
-answer is computed once per process and file version (cached).
+answer is computed once per file version (cached): kept in the process, and
+for a binary of a build's bin/ also on disk in the build's analysis-cache/,
+so that every Sphinx run and test of one build shares it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +29,9 @@ from ladder_tools import results, sass_mix
 
 #: Environment variable naming the CMake build folder that holds bin/.
 BUILD_DIR_VARIABLE = "LADDER_BUILD_DIR"
+#: What a binary's --describe looks at to find cuobjdump (ladder/describe.hpp)
+#: and a GPU.
+CUOBJDUMP_FOUND_BY = ("CUOBJDUMP", "PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES")
 
 
 class AnalysisError(ValueError):
@@ -56,13 +63,48 @@ _CACHE: dict[tuple[Any, ...], Any] = {}
 T = TypeVar("T")
 
 
-def cached(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+def cached(key: tuple[Any, ...], compute: Callable[[], T], about: Path | None = None,
+           code: tuple[Path, ...] = ()) -> T:
     """compute() once per key; a key about a file holds stamp(file), so that
-    a rebuilt binary is read again."""
+    a rebuilt binary is read again. With ``about`` (the file the key is
+    about) in a build's bin/, the answer is kept on disk too (JSON, in the
+    build's analysis-cache/), under the key and the text of ``code``, the
+    sources that compute it: a changed analysis computes again."""
     if key not in _CACHE:
-        _CACHE[key] = compute()
+        store = disk_entry(key, about, code) if about is not None else None
+        if store is not None and store.is_file():
+            _CACHE[key] = json.loads(store.read_text())
+        else:
+            value = compute()
+            if store is not None:
+                text = json.dumps(value)
+                # Every process reads what the file holds: lists, not tuples.
+                value = json.loads(text)
+                keep(store, text)
+            _CACHE[key] = value
     result: T = _CACHE[key]
     return result
+
+
+def disk_entry(key: tuple[Any, ...], about: Path, code: tuple[Path, ...]) -> Path | None:
+    """Where the answer for ``key`` is kept: <build>/analysis-cache/<digest>.json
+    for a file in <build>/bin/; None for a file elsewhere."""
+    folder = about.resolve().parent
+    if folder.name != "bin":
+        return None
+    digest = hashlib.sha256(repr(key).encode())
+    for source in code:
+        digest.update(source.read_bytes())
+    return folder.parent / "analysis-cache" / f"{digest.hexdigest()[:40]}.json"
+
+
+def keep(store: Path, text: str) -> None:
+    """Writes ``store`` whole or not at all (tests read it in parallel)."""
+    store.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=store.parent, suffix=".part")
+    with os.fdopen(handle, "w") as out:
+        out.write(text)
+    os.replace(temporary, store)
 
 
 def stamp(path: Path) -> tuple[str, int]:
@@ -80,7 +122,7 @@ def tool_json(tool: Path, arguments: list[str]) -> Any:
         if done.returncode != 0:
             raise AnalysisError(done.stderr.strip() or f"{tool} exited {done.returncode}")
         return json.loads(done.stdout)
-    return cached((tool.name, *stamp(tool), *arguments), compute)
+    return cached((tool.name, *stamp(tool), *arguments), compute, about=tool)
 
 
 def cuobjdump(path: Path, option: str) -> str:
@@ -108,7 +150,10 @@ def describe(path: Path) -> dict:
             return json.loads(done.stdout)
         except json.JSONDecodeError as error:
             raise AnalysisError(f"{path} --describe printed no JSON: {error}") from error
-    return cached(("describe", *stamp(path)), compute)
+    # Without a GPU the binary reads its registers with the cuobjdump these
+    # name (or says it found none): they are part of the answer's key.
+    found_by = tuple(os.environ.get(name) for name in CUOBJDUMP_FOUND_BY)
+    return cached(("describe", *stamp(path), *found_by), compute, about=path)
 
 
 def chapter_folder(repo_root: str | os.PathLike, slug: str) -> str:

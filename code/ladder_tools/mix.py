@@ -18,7 +18,8 @@ from ladder_tools.formatting import DASH, format_percent
 def kernel_mix(path: Path, inner_trips: int | None = None) -> list[dict]:
     """sass_mix's counts for every function of a binary, cached."""
     return cached(("sass", *stamp(path), inner_trips),
-                  lambda: sass_mix.analyze_sass(cuobjdump(path, "-sass"), None, inner_trips))
+                  lambda: sass_mix.analyze_sass(cuobjdump(path, "-sass"), None, inner_trips),
+                  about=path, code=(Path(sass_mix.__file__),))
 
 
 #: Opcode families of the mix, as sass_mix names them, with their SASS spelling.

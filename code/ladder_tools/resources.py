@@ -31,7 +31,7 @@ def kernel_resources(path: Path) -> list[dict]:
             return occupancy.read_resources(path)
         except (OSError, RuntimeError) as error:
             raise AnalysisError(f"cannot read the resources of {path}: {error}") from error
-    return cached(("res", *stamp(path)), compute)
+    return cached(("res", *stamp(path)), compute, about=path, code=(Path(occupancy.__file__),))
 
 
 def arch_of_capability(capability: str | None) -> str | None:

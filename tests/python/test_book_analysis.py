@@ -614,8 +614,8 @@ class PagesBuild:
         for name, page in pages.items():
             (source / f"{name}.md").write_text(f"---\norphan: true\n---\n\n{page}")
         self.done = subprocess.run(
-            [python, "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q", "--no-color", "-b", "html",
-             str(source), str(work / "out")],
+            [python, "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q", "--no-color",
+             "-b", "html", str(source), str(work / "out")],
             capture_output=True, text=True, timeout=600,
             env=dict(os.environ, LADDER_RESULTS_DIR=str(results),
                      **{BUILD_DIR_VARIABLE: str(build)}),

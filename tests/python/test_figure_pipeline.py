@@ -1,6 +1,6 @@
 """Chapter 16's pipeline (figures/pipeline.py, {ladder-pipeline}): what the
 kernel's barriers require (sgemm_wgmma, consume_tf32, consume_3xtf32),
-checked here against the schedule figures/pipeline.py computes from each
+checked here against the schedule figures/ring.py computes from each
 variant's --describe constants, and against what the figure draws of it.
 """
 
@@ -18,7 +18,7 @@ from figure_checks import BUILD, MODES, ROOT, drawn, panel, text_problems, texts
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import pipeline
+from figures import pipeline, ring
 from ladder_tools.binaries import AnalysisError, describe
 
 PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]
@@ -102,23 +102,23 @@ def pipeline_problems(c: dict, tasks) -> list[str]:
 @pytest.mark.parametrize("slug", PIPELINE_SLUGS)
 def test_the_pipeline_schedule_keeps_the_kernels_barriers(slug):
     c = variant_constants(slug)
-    found, _ = pipeline.chapter_pipeline(ROOT, BUILD, slug)
+    found, _ = ring.chapter_pipeline(ROOT, BUILD, slug)
     assert (found.stages, found.products) == (c["STAGES"], c["PRODUCTS"])
-    assert pipeline_problems(c, pipeline.schedule(found)) == []
+    assert pipeline_problems(c, ring.schedule(found)) == []
 
 
 @pytest.mark.parametrize("products", [1, 3])
 @pytest.mark.parametrize("stages", [2, 3, 5])
 def test_the_pipeline_schedule_follows_made_up_constants(stages, products):
     c = made_up_wgmma(stages, products)
-    assert pipeline_problems(c, pipeline.schedule(pipeline.pipeline_of("made-up", c))) == []
+    assert pipeline_problems(c, ring.schedule(ring.pipeline_of("made-up", c))) == []
 
 
 def test_a_schedule_that_refills_before_empty_is_caught():
     # The check above can fail: a producer that ignores "empty" refills early.
     c = made_up_wgmma(3, 1)
-    tasks = pipeline.schedule(pipeline.pipeline_of("made-up", c))
-    early = [pipeline.Task(t.kind, t.step, t.stage, 0) if t.kind == "copy" else t for t in tasks]
+    tasks = ring.schedule(ring.pipeline_of("made-up", c))
+    early = [ring.Task(t.kind, t.step, t.stage, 0) if t.kind == "copy" else t for t in tasks]
     assert any("before step" in p for p in pipeline_problems(c, early))
 
 
@@ -126,14 +126,14 @@ def test_a_schedule_that_refills_before_empty_is_caught():
                                     {"STAGES": 1}, {"A_TILES": 1}])
 def test_the_pipeline_refuses_constants_that_are_not_the_kernels(broken):
     with pytest.raises(AnalysisError):
-        pipeline.pipeline_of("made-up", {**made_up_wgmma(3, 3), **broken})
+        ring.pipeline_of("made-up", {**made_up_wgmma(3, 3), **broken})
 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("slug", PIPELINE_SLUGS)
 def test_the_pipeline_figure_draws_each_task_and_barrier_once(slug, mode):
     c = variant_constants(slug)
-    found, _ = pipeline.chapter_pipeline(ROOT, BUILD, slug)
+    found, _ = ring.chapter_pipeline(ROOT, BUILD, slug)
     barrier_of = {"copy": "full", "mma": "empty"}
     kinds = ["copy", "mma"]
     figure, renderer = drawn(lambda: pipeline.pipeline_figure(found, mode))

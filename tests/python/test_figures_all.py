@@ -221,10 +221,11 @@ def test_every_figure_is_checked():
 def test_every_module_of_figures_declares_a_figure_or_serves_one():
     """A module of figures/ draws a figure of the registry, or is one that
     those draw with (the look, the registry, the command line; the
-    handshake under the pipeline; the bank grids under the fragments)."""
+    handshake and the ring under the pipeline; the bank grids under the
+    fragments)."""
     declared = {figure.load.__module__.removeprefix("figures.") for figure in FIGURES.values()}
     modules = {path.stem for path in (ROOT / "figures").glob("*.py")}
-    assert modules - declared == {"__init__", "draw", "registry", "style", "handshake"}
+    assert modules - declared == {"__init__", "draw", "registry", "style", "handshake", "ring"}
 
 
 def test_every_figure_directive_of_docs_ext_is_a_registered_figure():
