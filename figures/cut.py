@@ -129,7 +129,8 @@ def chapter_cut(repo_root: Path, tool: Path, slug: str, size: str,
     sms = found.provenance.get("sm_count")
     if not sms:
         raise AnalysisError(f"{found.path}: no provenance sm_count")
-    report = tool_json(tool, ["--sms", str(sms), str(size), *(["--tf32"] if tf32 else [])])
+    report = tool_json(tool, ["--sms", str(sms), "--size", str(size),
+                                *(["--tf32"] if tf32 else [])])
     cut = Cut(slug, found.provenance.get("gpu", gpu), parse_size(str(size)), sms, report["bn"],
               _plan("uncut", report["uncut"], sms), _plan("cut", report["cut"], sms))
     return cut, [tool, found.path], found

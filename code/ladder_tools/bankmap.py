@@ -18,7 +18,7 @@ def run_bankmap(tool: Path, name: str | None = None, stride: int | None = None,
     """One access as ``bankmap --json`` reports it, cached per call."""
     if (name is None) == (stride is None):
         raise AnalysisError("give an access name or a stride, not both and not neither")
-    arguments = [name] if name else ["--stride", str(stride), "--width", str(width)]
+    arguments = ["--access", name] if name else ["--stride", str(stride), "--width", str(width)]
 
     reports = tool_json(tool, arguments)
     if len(reports) != 1:

@@ -151,7 +151,7 @@ def _run(tool: Path, arguments: list[str]) -> dict:
 def run_plans(tool: Path, gpu: TailGpu, sizes: list[tuple[int, int, int]]) -> dict:
     """``tailplan --json`` for ``sizes``: per size, every variant's plan and
     Big's plain tiles ("big_tiles"), cached."""
-    return _run(tool, [*gpu.arguments(), *(f"{m}x{n}x{k}" for m, n, k in sizes)])
+    return _run(tool, [*gpu.arguments(), "--sizes", *(f"{m}x{n}x{k}" for m, n, k in sizes)])
 
 
 def run_segments(tool: Path, gpu: TailGpu, scheme: str, size: tuple[int, int, int]) -> dict:
@@ -160,7 +160,7 @@ def run_segments(tool: Path, gpu: TailGpu, scheme: str, size: tuple[int, int, in
     if scheme not in SCHEMES:
         raise AnalysisError(f"no scheme {scheme!r}: {', '.join(SCHEMES)}")
     m, n, k = size
-    return _run(tool, [*gpu.arguments(), "--segments", scheme, f"{m}x{n}x{k}"])
+    return _run(tool, [*gpu.arguments(), "--segments", scheme, "--sizes", f"{m}x{n}x{k}"])
 
 
 # -- The plan table ({ladder-tail-plans}) ----------------------------------------

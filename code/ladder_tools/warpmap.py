@@ -28,7 +28,7 @@ DEFAULT_K = DEFAULT_N = 64
 def run_warpmap(tool: Path, names: list[str] | tuple[str, ...], k: int = DEFAULT_K,
                 n: int = DEFAULT_N) -> list[dict]:
     """The accesses ``names`` as ``warpmap --json`` reports them, cached per call."""
-    arguments = [*names, "--K", str(k), "--N", str(n)]
+    arguments = ["--access", *names, "--K", str(k), "--N", str(n)]
 
     reports = tool_json(tool, arguments)
     if len(reports) != len(names):

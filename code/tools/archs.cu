@@ -4,9 +4,10 @@
 // compiles every chapter for them (tests/python/arch_compile.py). Runs on the
 // CPU; its one option, --json, changes nothing.
 #include <cstdio>
-#include <cstring>
 #include <ladder/arch.hpp>
 #include <ladder/json.hpp>
+
+#include "cli.hpp"
 
 namespace {
 
@@ -27,10 +28,10 @@ const char* needs_name(ladder::arch::Needs needs) {
 
 int main(int argc, char** argv) {
   // The output is JSON either way; --json is taken as the other tools take it.
-  if (argc > 2 || (argc == 2 && std::strcmp(argv[1], "--json") != 0)) {
-    std::fprintf(stderr, "usage: archs [--json]\n");
-    return 2;
-  }
+  bool json = false;
+  ladder::ArgParser parser;
+  parser.flag("--json", &json);
+  tools::parse_or_fail("archs", parser, "usage: archs [--json]\n", argc, argv);
   using namespace ladder::arch;
   ladder::Json archs = ladder::Json::array();
   for (const Arch& a : kArchs) {

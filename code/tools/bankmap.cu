@@ -3,7 +3,7 @@
 // ladder/bank_model.hpp. CPU only: nothing here runs on a GPU.
 //
 //   bankmap --list                       names of the accesses it knows
-//   bankmap NAME [NAME...] [--json]      those accesses
+//   bankmap --access NAME... [--json]    those accesses
 //   bankmap --all [--json]               every access it knows
 //   bankmap --stride S [--width W] [--lanes N] [--group G] [--json]
 //       a column walk: lane i reads W bytes at the start of row i of a float
@@ -33,6 +33,7 @@
 #include "chapters/10-padding/kernel.cuh"
 #include "chapters/12-final/kernel.cuh"
 #include "chapters/16-wgmma/tiling.cuh"
+#include "cli.hpp"
 
 namespace {
 
@@ -247,19 +248,7 @@ ladder::Json to_json(const Report& r) {
   return out;
 }
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "bankmap: %s\n", message.c_str());
-  std::exit(2);
-}
-
-int parse_int(const std::string& flag, const char* text) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value < 0 || value > (1 << 20)) {
-    fail(flag + " wants a non-negative integer, got '" + text + "'");
-  }
-  return static_cast<int>(value);
-}
+[[noreturn]] void fail(const std::string& message) { tools::fail("bankmap", message); }
 
 Report named_report(const std::string& name) {
   for (const NamedAccess& access : registry()) {
@@ -296,37 +285,19 @@ int main(int argc, char** argv) {
   int lanes = kWarp;
   int group_size = kWarp;
   std::vector<std::string> names;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> const char* {
-      if (i + 1 >= argc) fail(arg + " wants a value");
-      return argv[++i];
-    };
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--list") {
-      list = true;
-    } else if (arg == "--all") {
-      all = true;
-    } else if (arg == "--stride") {
-      stride = parse_int(arg, value());
-    } else if (arg == "--width") {
-      width_bytes = parse_int(arg, value());
-    } else if (arg == "--lanes") {
-      lanes = parse_int(arg, value());
-    } else if (arg == "--group") {
-      group_size = parse_int(arg, value());
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf(
-          "usage: bankmap --list | --all | NAME... | --stride S [--width 4|8|16] [--lanes N]"
-          " [--group 32|64]  [--json]\n");
-      return 0;
-    } else if (!arg.empty() && arg[0] == '-') {
-      fail("unknown option " + arg + " (try --help)");
-    } else {
-      names.push_back(arg);
-    }
-  }
+  ladder::ArgParser parser;
+  parser.flag("--json", &json)
+      .flag("--list", &list)
+      .flag("--all", &all)
+      .list("--access", tools::name_into(&names))
+      .value("--stride", tools::integer_into("--stride", 0, 1 << 20, &stride))
+      .value("--width", tools::integer_into("--width", 0, 1 << 20, &width_bytes))
+      .value("--lanes", tools::integer_into("--lanes", 0, 1 << 20, &lanes))
+      .value("--group", tools::integer_into("--group", 0, 1 << 20, &group_size));
+  tools::parse_or_fail("bankmap", parser,
+                       "usage: bankmap --list | --all | --access NAME... | --stride S "
+                       "[--width 4|8|16] [--lanes N] [--group 32|64] [--json]\n",
+                       argc, argv);
 
   if (list) {
     for (const NamedAccess& access : registry())

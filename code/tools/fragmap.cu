@@ -32,6 +32,7 @@
 #include "bank_json.hpp"
 #include "chapters/14-tf32/kernel.cuh"
 #include "chapters/16-wgmma/tiling.cuh"
+#include "cli.hpp"
 
 namespace {
 
@@ -254,26 +255,13 @@ void print_load(const Load& load) {
   std::printf("\n");
 }
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "fragmap: %s\n", message.c_str());
-  std::exit(2);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   bool json = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: fragmap [--json]\n");
-      return 0;
-    } else {
-      fail("unknown argument " + arg + " (try --help)");
-    }
-  }
+  ladder::ArgParser parser;
+  parser.flag("--json", &json);
+  tools::parse_or_fail("fragmap", parser, "usage: fragmap [--json]\n", argc, argv);
   const std::vector<Tile> all_tiles = tiles();
   const std::vector<Load> all_loads = loads();
   if (json) {

@@ -5,7 +5,7 @@
 // launcher picks, cut on the tile the variant "cut" picks.
 // CPU only: nothing here runs on a GPU.
 //
-//   lastround --sms S SIZE [--tf32] [--json]     SIZE is N or MxNxK
+//   lastround --sms S --size S [--tf32] [--json]     S is N or MxNxK
 //
 // Every number comes from chapters/16-wgmma/tiling.cuh: ch16::last_round()
 // and ch16::uncut() for the plan, ch16::block_work() for each block's share,
@@ -15,27 +15,16 @@
 #include <cstdlib>
 #include <ladder/json.hpp>
 #include <string>
+#include <vector>
 
 #include "chapters/16-wgmma/tiling.cuh"
+#include "cli.hpp"
 
 namespace {
 
 using Tile = ch16::Split;  // chapter 17's 128 x 128 tile
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "lastround: %s\n", message.c_str());
-  std::exit(2);
-}
-
-/// A whole number from 1 to `most`, or a one-line complaint and exit code 2.
-int parse_count(const std::string& what, const std::string& text, int most) {
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < 1 || value > most) {
-    fail(what + " is a whole number from 1 to " + std::to_string(most) + ", got '" + text + "'");
-  }
-  return static_cast<int>(value);
-}
+[[noreturn]] void fail(const std::string& message) { tools::fail("lastround", message); }
 
 /// Tiling T's plan for an M x N x K product: its last round cut or not.
 template <class T>
@@ -48,20 +37,6 @@ ch16::LastRound tf32_plan(int rows, bool cut, int m, int n, int k, int sms) {
   if (rows == ch16::Wide::BM) return plan_of<ch16::Wide>(cut, m, n, k, sms);
   if (rows == ch16::Narrow::BM) return plan_of<ch16::Narrow>(cut, m, n, k, sms);
   return plan_of<ch16::Chosen>(cut, m, n, k, sms);
-}
-
-/// A size: N (an N x N x N product) or MxNxK.
-void parse_size(const std::string& text, int& m, int& n, int& k) {
-  const size_t x1 = text.find('x');
-  if (x1 == std::string::npos) {
-    m = n = k = parse_count("N", text, 1 << 16);
-    return;
-  }
-  const size_t x2 = text.find('x', x1 + 1);
-  if (x2 == std::string::npos) fail("a size is N or MxNxK, got '" + text + "'");
-  m = parse_count("M", text.substr(0, x1), 1 << 20);
-  n = parse_count("N", text.substr(x1 + 1, x2 - x1 - 1), 1 << 20);
-  k = parse_count("K", text.substr(x2 + 1), 1 << 20);
 }
 
 /// A plan of tiles of `rows` rows, and each of its blocks' work:
@@ -90,28 +65,20 @@ ladder::Json plan_json(const ch16::LastRound& r, int rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int sms = 0, m = 0, n = 0, k = 0;
+  int sms = 0;
   bool json = false, tf32 = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--tf32") {
-      tf32 = true;
-    } else if (arg == "--sms") {
-      if (i + 1 >= argc) fail("--sms wants a value");
-      sms = parse_count("--sms", argv[++i], 4096);
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: lastround --sms S SIZE [--tf32] [--json]   (SIZE: N or MxNxK)\n");
-      return 0;
-    } else if (!arg.empty() && arg[0] == '-') {
-      fail("unknown option " + arg + " (try --help)");
-    } else {
-      if (n != 0) fail("give one size");
-      parse_size(arg, m, n, k);
-    }
-  }
-  if (sms == 0 || n == 0) fail("give --sms S and a size");
+  std::vector<ladder::Size> sizes;
+  ladder::ArgParser parser;
+  parser.flag("--json", &json)
+      .flag("--tf32", &tf32)
+      .value("--sms", tools::integer_into("--sms", 1, 4096, &sms))
+      .value("--size", tools::size_into("--size", &sizes));
+  tools::parse_or_fail("lastround", parser,
+                       "usage: lastround --sms S --size S [--tf32] [--json]   "
+                       "(S: N or MxNxK)\n",
+                       argc, argv);
+  if (sms == 0 || sizes.size() != 1) fail("give --sms S and one --size");
+  const int m = sizes[0].M, n = sizes[0].N, k = sizes[0].K;
   // 3xTF32: the 128-row tile both ways. TF32: each launcher's own pick.
   const int uncut_rows =
       tf32 ? ch16::picked_rows<ch16::Chosen, ch16::Wide, ch16::Narrow, false>(m, n, k, sms)

@@ -2,11 +2,11 @@
 // GPU of a given shape, and how its blocks divide the work, from the
 // chapter's own plan() and schedules. CPU only: nothing here runs on a GPU.
 //
-//   tailplan --sms S --big-blocks B --small-blocks b SIZE [SIZE...] [--json]
+//   tailplan --sms S --big-blocks B --small-blocks b --sizes SIZE... [--json]
 //       per size, the plan of each variant (default, tiles, split-k,
 //       stream-k): its tiling, scheme, slices or blocks, tiles, K-steps and
 //       cost(); and the same of Big's plain tiles (chapter 12's launch)
-//   tailplan --sms S --big-blocks B --small-blocks b --segments VARIANT SIZE
+//   tailplan --sms S --big-blocks B --small-blocks b --segments VARIANT --sizes SIZE
 //       (JSON) that plan's blocks and each block's segments, in the order it runs
 //       them (tile, first_step, end_step, turn, turns); VARIANT may also be
 //       big-tiles
@@ -27,20 +27,14 @@
 #include <vector>
 
 #include "chapters/13-tail/kernel.cuh"
+#include "cli.hpp"
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "tailplan: %s\n", message.c_str());
-  std::exit(2);
-}
+[[noreturn]] void fail(const std::string& message) { tools::fail("tailplan", message); }
 
-/// One M x N x K product.
-struct Size {
-  int M;
-  int N;
-  int K;
-};
+/// One M x N x K product, as the chapters' --sizes reads it.
+using Size = ladder::Size;
 
 /// The GPU's shape as plan() sees it.
 struct Gpu {
@@ -263,30 +257,6 @@ void print_plans_text(const std::vector<Size>& sizes, const Gpu& g) {
   }
 }
 
-int parse_count(const std::string& what, const std::string& text, int most) {
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || *end != '\0' || value < 1 || value > most) {
-    fail(what + " wants a whole number from 1 to " + std::to_string(most) + ", got '" + text + "'");
-  }
-  return static_cast<int>(value);
-}
-
-/// "N" or "MxNxK".
-Size parse_size(const std::string& text) {
-  constexpr int kMost = 1 << 20;
-  const size_t x1 = text.find('x');
-  if (x1 == std::string::npos) {
-    const int n = parse_count("a size", text, kMost);
-    return {n, n, n};
-  }
-  const size_t x2 = text.find('x', x1 + 1);
-  if (x2 == std::string::npos) fail("a size is N or MxNxK, got '" + text + "'");
-  return {parse_count("M", text.substr(0, x1), kMost),
-          parse_count("N", text.substr(x1 + 1, x2 - x1 - 1), kMost),
-          parse_count("K", text.substr(x2 + 1), kMost)};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -294,37 +264,21 @@ int main(int argc, char** argv) {
   Gpu gpu;
   std::string segments;
   std::vector<Size> sizes;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) fail(arg + " wants a value");
-      return argv[++i];
-    };
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--sms") {
-      gpu.sms = parse_count(arg, value(), 4096);
-    } else if (arg == "--big-blocks") {
-      gpu.big_blocks = parse_count(arg, value(), 64);
-    } else if (arg == "--small-blocks") {
-      gpu.small_blocks = parse_count(arg, value(), 64);
-    } else if (arg == "--segments") {
-      segments = value();
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf(
-          "usage: tailplan --sms S --big-blocks B --small-blocks b [--segments VARIANT] "
-          "SIZE... [--json]\n");
-      return 0;
-    } else if (!arg.empty() && arg[0] == '-') {
-      fail("unknown option " + arg + " (try --help)");
-    } else {
-      sizes.push_back(parse_size(arg));
-    }
-  }
+  ladder::ArgParser parser;
+  parser.flag("--json", &json)
+      .value("--sms", tools::integer_into("--sms", 1, 4096, &gpu.sms))
+      .value("--big-blocks", tools::integer_into("--big-blocks", 1, 64, &gpu.big_blocks))
+      .value("--small-blocks", tools::integer_into("--small-blocks", 1, 64, &gpu.small_blocks))
+      .value("--segments", ladder::text_into(&segments))
+      .list("--sizes", tools::size_into("--sizes", &sizes));
+  tools::parse_or_fail("tailplan", parser,
+                       "usage: tailplan --sms S --big-blocks B --small-blocks b --sizes S... "
+                       "[--segments VARIANT] [--json]\n  S is N (an N x N x N product) or MxNxK.\n",
+                       argc, argv);
   if (gpu.sms == 0 || gpu.big_blocks == 0 || gpu.small_blocks == 0) {
     fail("give --sms, --big-blocks and --small-blocks");
   }
-  if (sizes.empty()) fail("give a size: N or MxNxK");
+  if (sizes.empty()) fail("give --sizes: N or MxNxK");
   if (!segments.empty()) {
     if (sizes.size() != 1) fail("--segments draws one size");
     std::printf("%s\n", segments_json(segments, sizes[0], gpu).dump().c_str());

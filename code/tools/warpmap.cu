@@ -5,7 +5,7 @@
 // CPU only: nothing here runs on a GPU.
 //
 //   warpmap --list                          names of the accesses it knows
-//   warpmap NAME [NAME...] [--K K] [--N N] [--json]
+//   warpmap --access NAME... [--K K] [--N N] [--json]
 //   warpmap --all [--K K] [--N N] [--json]  every access it knows
 //
 // K and N (default 64) are the lengths of the rows of A and of B and C in
@@ -32,6 +32,7 @@
 #include "chapters/01-naive/kernel.cuh"
 #include "chapters/02-coalescing/kernel.cuh"
 #include "chapters/07-vectorized/kernel.cuh"
+#include "cli.hpp"
 
 namespace {
 
@@ -293,18 +294,19 @@ void print_text(const Report& r) {
   std::printf("\n");
 }
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "warpmap: %s\n", message.c_str());
-  std::exit(2);
-}
+[[noreturn]] void fail(const std::string& message) { tools::fail("warpmap", message); }
 
-int parse_size(const std::string& flag, const char* text) {
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value < 8 || value > (1 << 20) || value % 8 != 0) {
-    fail(flag + " wants a multiple of 8 from 8 to 1048576, got '" + text + "'");
-  }
-  return static_cast<int>(value);
+/// Takes a K or N: a multiple of 8 from 8 to 1048576 (2^20).
+ladder::ArgParser::Take side_into(const std::string& flag, int* out) {
+  return [flag, out](const std::string& text) {
+    long value = 0;
+    if (!ladder::parse_int(text, 8, 1 << 20, &value) || value % 8 != 0) {
+      return "bad value '" + text + "' for " + flag +
+             ": expected a multiple of 8 from 8 to 1048576";
+    }
+    *out = static_cast<int>(value);
+    return std::string();
+  };
 }
 
 }  // namespace
@@ -315,31 +317,16 @@ int main(int argc, char** argv) {
   bool all = false;
   Sizes sizes;
   std::vector<std::string> names;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const auto value = [&]() -> const char* {
-      if (i + 1 >= argc) fail(arg + " wants a value");
-      return argv[++i];
-    };
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--list") {
-      list = true;
-    } else if (arg == "--all") {
-      all = true;
-    } else if (arg == "--K") {
-      sizes.K = parse_size(arg, value());
-    } else if (arg == "--N") {
-      sizes.N = parse_size(arg, value());
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: warpmap --list | --all | NAME... [--K K] [--N N] [--json]\n");
-      return 0;
-    } else if (!arg.empty() && arg[0] == '-') {
-      fail("unknown option " + arg + " (try --help)");
-    } else {
-      names.push_back(arg);
-    }
-  }
+  ladder::ArgParser parser;
+  parser.flag("--json", &json)
+      .flag("--list", &list)
+      .flag("--all", &all)
+      .list("--access", tools::name_into(&names))
+      .value("--K", side_into("--K", &sizes.K))
+      .value("--N", side_into("--N", &sizes.N));
+  tools::parse_or_fail(
+      "warpmap", parser,
+      "usage: warpmap --list | --all | --access NAME... [--K K] [--N N] [--json]\n", argc, argv);
 
   if (list) {
     for (const NamedAccess& access : registry())

@@ -47,7 +47,7 @@ NAMED = [
 
 
 def reports(*names: str) -> dict[str, dict]:
-    done = bankmap(*names, "--json")
+    done = bankmap("--access", *names, "--json")
     assert done.returncode == 0, done.stderr
     return {r["name"]: r for r in json.loads(done.stdout)}
 
@@ -142,7 +142,8 @@ def test_column_walk_options():
 
 @built
 def test_refuses_bad_input_with_one_line():
-    for args in (["--stride", "130", "--width", "16"], ["no-such-access"], ["--bogus"],
+    for args in (["--stride", "130", "--width", "16"], ["--access", "no-such-access"], ["no-such-access"],
+                 ["--bogus"],
                  ["--stride", "2", "--width", "3"]):
         done = bankmap(*args)
         assert done.returncode == 2, args
