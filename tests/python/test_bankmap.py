@@ -142,9 +142,8 @@ def test_column_walk_options():
 
 @built
 def test_refuses_bad_input_with_one_line():
-    for args in (["--stride", "130", "--width", "16"], ["--access", "no-such-access"], ["no-such-access"],
-                 ["--bogus"],
-                 ["--stride", "2", "--width", "3"]):
+    for args in (["--stride", "130", "--width", "16"], ["--access", "no-such-access"],
+                 ["no-such-access"], ["--bogus"], ["--stride", "2", "--width", "3"]):
         done = bankmap(*args)
         assert done.returncode == 2, args
         assert len(done.stderr.strip().splitlines()) == 1, args
