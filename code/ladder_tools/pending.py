@@ -21,7 +21,6 @@ that passes, it holds nothing.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,19 +70,18 @@ def measurements(results_root: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         for path in sorted([*folder.glob("chapters/*.json"), *folder.glob("sweep-*.json"),
                             folder / "transpose.json"]):
             if path.exists():
-                yield str(path.relative_to(results_root)), json.loads(path.read_text())[
-                    "provenance"]
+                yield str(path.relative_to(results_root)), results.read_json(path)["provenance"]
         tests = folder / "gpu-tests.json"
         if tests.exists():
-            yield f"{gpu}/gpu-tests.json", {"inputs": json.loads(tests.read_text()).get("inputs")}
+            yield f"{gpu}/gpu-tests.json", {"inputs": results.read_json(tests).get("inputs")}
         # The random problems' file: one seed for three chapters, stale when
         # any of their inputs changes (it records the union).
         drawn = folder / "random.json"
         if drawn.exists():
-            yield f"{gpu}/random.json", {"inputs": json.loads(drawn.read_text()).get("inputs")}
+            yield f"{gpu}/random.json", {"inputs": results.read_json(drawn).get("inputs")}
         for name in ("sanitizer.json", "ncu.json", "issue.json"):
             if (folder / name).exists():
-                for slug, entry in json.loads((folder / name).read_text())["chapters"].items():
+                for slug, entry in results.read_json(folder / name)["chapters"].items():
                     yield f"{gpu}/{name} {slug}", entry.get("measured", {})
 
 

@@ -22,10 +22,11 @@ empty when there is none.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
+
+from ladder_tools.results import check_random_result, read_json
 
 SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck"]
 
@@ -73,8 +74,8 @@ def load_folder(folder: Path) -> dict:
     "gpu_tests": ..., "sanitizer": ...}; a file that is not there is None."""
     def read(name: str) -> Any:
         path = folder / name
-        return json.loads(path.read_text()) if path.exists() else None
-    chapters = {path.stem: json.loads(path.read_text())
+        return read_json(path) if path.exists() else None
+    chapters = {path.stem: read_json(path)
                 for path in sorted((folder / "chapters").glob("*.json"))}
     return {"chapters": chapters, "gpu_tests": read("gpu-tests.json"),
             "sanitizer": read("sanitizer.json"), "random": read("random.json")}
@@ -199,8 +200,6 @@ def random_problems(random: dict | None) -> list[str]:
     <chapter>"."""
     if random is None:
         return []
-    from ladder_tools.results import check_random_result
-
     problems = [f"random.json: {p}" for p in check_random_result(random)]
     if problems:
         return problems
