@@ -11,8 +11,10 @@ line; ladder_tools.results) and, dashed, the theoretical FMA peak
 - a block tile BM x BN with K-step BK (BM, BN, BK): each block reads
   (BM + BN) * BK floats of A and B per BM * BN * BK multiply-adds, so
   2 * BM * BN / (4 * (BM + BN)) FLOP per byte;
-- BLOCK alone, with a ``__shared__`` tile in the kernel's source (chapter
-  04): the same with BM = BN = BK = BLOCK;
+- BLOCK alone, on a kernel that has shared memory (chapter 04: its
+  static shared bytes in the binary, ``cuobjdump -res-usage`` through
+  ladder_tools.resources, or dynamic ones its launch asks for): the same
+  with BM = BN = BK = BLOCK;
 - BLOCK alone, without shared memory (chapters 01 to 03): the assumption is
   that every operand load reaches L2/DRAM, one float of A and one of B per
   multiply-add, 2 FLOP per 8 bytes.
@@ -44,6 +46,7 @@ from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, describe, find_variant
 from ladder_tools.formatting import format_gflops
+from ladder_tools.resources import BOOK_ARCH, kernel_resources
 from ladder_tools.values import theoretical_fma_gflops
 
 #: Bytes per float, and the intensity of a kernel whose every operand load
@@ -111,14 +114,15 @@ class Roofline:
         return self.fma_peak_gflops / self.copy_bandwidth_gbs
 
 
-def tile_intensity(constants: dict, source: str = "") -> tuple[float, str]:
+def tile_intensity(constants: dict, shared: bool = False) -> tuple[float, str]:
     """FLOP per byte of global loads that a chapter's tiling issues, and the
-    basis in words (see the module's docstring)."""
+    basis in words (see the module's docstring); ``shared``: the kernel has
+    shared memory."""
     c = constants
     if "BM" in c and "BN" in c and "BK" in c:
         bm, bn, bk = c["BM"], c["BN"], c["BK"]
         basis = f"block tile {bm} \u00d7 {bn}, K-step {bk}"
-    elif "BLOCK" in c and "__shared__" in source:
+    elif "BLOCK" in c and shared:
         bm = bn = bk = c["BLOCK"]
         basis = f"shared tiles of {bm} \u00d7 {bk}"
     elif "BLOCK" in c:
@@ -135,12 +139,25 @@ def chapter_point(repo_root: Path, build: Path, slug: str,
     binary and the kernel's sources), for a directive to track."""
     path, variant = find_variant(repo_root, build, slug)
     sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
-    text = "\n".join(p.read_text() for p in sources if p.is_file())
     try:
-        intensity, basis = tile_intensity(variant["constants"], text)
+        intensity, basis = tile_intensity(variant["constants"], has_shared(path, variant))
     except RooflineError as error:
         raise AnalysisError(f"{slug}: {error}") from error
     return Point(slug, intensity, gflops, basis), [path, *sources]
+
+
+def has_shared(path: Path, variant: dict) -> bool:
+    """Whether the variant's kernel has shared memory: static bytes in the
+    binary (for the book's architecture), or dynamic bytes its launch asks for."""
+    kernel = variant.get("kernel") or {}
+    if kernel.get("dynamic_smem_bytes"):
+        return True
+    found = [k for k in kernel_resources(path)
+             if k["mangled"] == kernel.get("name") and k["arch"] == BOOK_ARCH]
+    if not found:
+        raise AnalysisError(f"{path}: cuobjdump -res-usage lists no {BOOK_ARCH} kernel "
+                            f"{kernel.get('name')!r}")
+    return any(k["shared_bytes"] > 0 for k in found)
 
 
 def roofline_data(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU,

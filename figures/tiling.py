@@ -20,9 +20,10 @@ follows from which constants the chapter has:
   c_col put them (build/bin/fragmap's tile "C16");
 - BM, BN and TM (TN, or 1): the block tile in the threads' TM x TN results,
   the warps (32 consecutive threads) outlined;
-- BLOCK only: one element per thread, and the way a warp's 32 lanes walk C,
-  read from the kernel's source (which of row and col it takes from
-  threadIdx.x), since that is the coalescing lesson of chapters 01 and 02.
+- BLOCK only: one element per thread, and the way a warp's 32 lanes walk C:
+  down a column or along a row, as build/bin/warpmap computes the warp's
+  store to C with the chapter's own index functions (``chNN.c-store``),
+  since that is the coalescing lesson of chapters 01 and 02.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
 from ladder_tools.fragmap import run_fragmap, tile
+from ladder_tools.warpmap import run_warpmap
 
 #: The warp and thread that are marked: warp 1, and its lane 9 (thread 41),
 #: which is off the block's first row and column in every chapter.
@@ -195,39 +197,32 @@ def _runs(elements) -> list[Rect]:
     return rects
 
 
-def lane_walk(source: str) -> str:
-    """How the lanes of a warp (consecutive threadIdx.x) walk the block tile,
-    from a kernel's source: "column" when it takes the row of C from
-    threadIdx.x and the column from something else (chapter 01), otherwise
-    "row" (the column from threadIdx.x, or a flat thread index split row by
-    row, as every later chapter's thread map does)."""
-    found = dict(re.findall(r"\bconst\s+int\s+(\w+)\s*=\s*([^;]*);", source))
-    # One-line index functions, e.g. chapter 01's c_row(x, y) { return x; }:
-    # a call stands for what it returns (its parameters named as its arguments).
-    returns = dict(re.findall(r"\bconstexpr\s+int\s+(\w+)\s*\([^)]*\)\s*\{\s*return\s+([^;]*);",
-                              source))
-
-    def from_x(expression: str, depth: int = 0) -> bool:
-        if "threadIdx.x" in expression:
-            return True
-        if depth > 4:
-            return False
-        calls = set(re.findall(r"\b(\w+)\s*\(", expression))
-        if calls & returns.keys():
-            return any(from_x(returns[call], depth + 1) for call in calls & returns.keys())
-        return any(from_x(found[name], depth + 1)
-                   for name in set(re.findall(r"\b\w+\b", expression)) & found.keys())
-
-    if "row" in found and "col" in found:
-        if from_x(found["row"]) and not from_x(found["col"]):
-            return "column"
+def lane_walk(store: dict) -> str:
+    """How the lanes of a warp walk the block tile, from warpmap's report of
+    the warp's store to C: "column" when its 32 lanes write one column
+    (chapter 01), "row" when they move along a row."""
+    lanes = store["lanes"]
+    if len({lane["col"] for lane in lanes}) == 1 and len({lane["row"] for lane in lanes}) > 1:
+        return "column"
     return "row"
 
 
+def chapter_walk(tool: Path, chapter: str) -> str:
+    """lane_walk() of the chapter's store to C (warpmap's ``chNN.c-store``)."""
+    [store] = run_warpmap(tool, [f"ch{chapter[:2]}.c-store"])
+    return lane_walk(store)
+
+
+def needs_walk(constants: dict) -> bool:
+    """Whether tiling_of() needs the lanes' walk: a block of one element per
+    thread with no flat thread index (NUM_THREADS) or warp tile."""
+    return not ("BM" in constants or "WM" in constants or "NUM_THREADS" in constants)
+
+
 def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = None,
-              source: str = "", fragment=None) -> Tiling:
-    """The Tiling that a chapter's --describe constants describe (``source``,
-    the kernel's text, is read only for a block of one element per thread;
+              walk: str | None = None, fragment=None) -> Tiling:
+    """The Tiling that a chapter's --describe constants describe (``walk``,
+    lane_walk()'s "row" or "column", is needed only where needs_walk();
     ``fragment``, each lane's elements of an mma tile of C, only for a
     chapter with MMA_M and MMA_N)."""
     c = constants
@@ -264,9 +259,10 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
         wniter = c.get("WNITER", 1)
         wmiter = c.get("WMITER") or (c["WM"] * c["WN"]) // (warp_size * tm * tn * wniter)
         warp_tile = (c["WM"], c["WN"], wmiter, wniter)
+    if needs_walk(c) and walk is None:
+        raise TilingError(f"{chapter}: one element per thread: which way do its lanes walk C?")
     tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size, warp_tile,
-                    "row" if warp_tile or "NUM_THREADS" in c else lane_walk(source),
-                    dict(c))
+                    walk if needs_walk(c) and walk else "row", dict(c))
     tiling.check()
     return tiling
 
@@ -300,8 +296,11 @@ def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, lis
     the kernel's sources), for a directive to track."""
     path, variant = find_variant(repo_root, build, slug)
     sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
-    text = "\n".join(p.read_text() for p in sources if p.is_file())
-    fragment, read = None, [path, *sources]
+    fragment, walk, read = None, None, [path, *sources]
+    if needs_walk(variant["constants"]):
+        tool = require_binary(build, "warpmap")
+        walk = chapter_walk(tool, slug)
+        read.append(tool)
     if "MMA_M" in variant["constants"] or "WARPGROUP" in variant["constants"]:
         tool = require_binary(build, "fragmap")
         name = "C16" if "WARPGROUP" in variant["constants"] else "C"
@@ -309,7 +308,7 @@ def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, lis
         read.append(tool)
     try:
         tiling = tiling_of(slug, variant["constants"],
-                           (variant.get("kernel") or {}).get("threads_per_block"), text,
+                           (variant.get("kernel") or {}).get("threads_per_block"), walk,
                            fragment)
     except TilingError as error:
         raise AnalysisError(str(error)) from error
