@@ -32,6 +32,9 @@ BUILD_DIR_VARIABLE = "LADDER_BUILD_DIR"
 #: What a binary's --describe looks at to find cuobjdump (ladder/describe.hpp)
 #: and a GPU.
 CUOBJDUMP_FOUND_BY = ("CUOBJDUMP", "PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES")
+#: The device node NVIDIA's kernel driver makes: on a machine without it no
+#: binary finds a GPU.
+NVIDIA_DRIVER_NODE = "/dev/nvidiactl"
 
 
 class AnalysisError(ValueError):
@@ -150,10 +153,12 @@ def describe(path: Path) -> dict:
             return json.loads(done.stdout)
         except json.JSONDecodeError as error:
             raise AnalysisError(f"{path} --describe printed no JSON: {error}") from error
-    # Without a GPU the binary reads its registers with the cuobjdump these
-    # name (or says it found none): they are part of the answer's key.
+    # With a GPU the binary asks the driver for its kernels' registers;
+    # without one it reads them with the cuobjdump these name (or says it
+    # found none): both are part of the answer's key.
     found_by = tuple(os.environ.get(name) for name in CUOBJDUMP_FOUND_BY)
-    return cached(("describe", *stamp(path), *found_by), compute, about=path)
+    driver = os.path.exists(NVIDIA_DRIVER_NODE)
+    return cached(("describe", *stamp(path), *found_by, driver), compute, about=path)
 
 
 def chapter_folder(repo_root: str | os.PathLike, slug: str) -> str:
