@@ -1,19 +1,28 @@
-"""Where chapter 13 wins: its % of cuBLAS over a grid of shapes ({ladder-tail-map}).
+"""Where a chapter wins: its % of cuBLAS over a grid of shapes ({ladder-tail-map}).
 
-The data: the ``sizes`` of one GPU's 13-tail result (ladder_tools.results),
-each measured size's ``pct_cublas`` and ``cublas_gflops``. Two panels:
+The data: the ``sizes`` of one GPU's result of a chapter (13-tail unless the
+page names another; ladder_tools.results), each measured size's % of the
+cuBLAS it is held against and that cuBLAS's GFLOP/s. The goal is the
+chapter's own as the book's final kernels state it
+(ladder_tools.random_problems.RANDOM_CHAPTERS: chapter 13 as fast as
+cuBLAS's SGEMM, chapter 16 95% of cuBLAS on TF32, chapter 17 twice SGEMM;
+another chapter, as fast as cuBLAS): ``pct_cublas`` and ``cublas_gflops``,
+or against cuBLAS on TF32 ``pct_cublas_tf32`` and ``cublas_tf32_gflops``
+(ladder_tools.goals.AGAINST). A cell is blue at or above the goal and
+orange below. Two panels:
 
 (a) a heat map over M (rows) and N (columns) at K = MAP_K, M and N each in
     MAP_SIDES: each cell the chapter's % of cuBLAS, and cuBLAS's GFLOP/s in
-    small print under it; the cell blue at or above cuBLAS and orange below,
-    deeper the further from 100% (full depth SPAN points away);
+    small print under it; the cell blue at or above the goal and orange
+    below, deeper the further from it (full depth SPAN points away);
 (b) over K in SWEEP_KS at M = N = SWEEP_MN: % of cuBLAS, and under it
     cuBLAS's GFLOP/s, on one K axis.
 
 A size the result does not hold, or holds untimed, is a grey cell with a
 dash, or a gap in the lines; a note under the figure counts them. The sizes
-are measured because chapters/13-tail/own-sizes and extra-sizes list them (a
-test checks that they list every one the standard sizes do not cover).
+are measured because the chapter's own-sizes and extra-sizes list them (a
+test checks, for each chapter a page maps, that they list every one the
+standard sizes do not cover).
 """
 
 from __future__ import annotations
@@ -31,8 +40,10 @@ from figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results
 from ladder_tools.formatting import DASH, format_gflops, format_percent
+from ladder_tools.goals import AGAINST
+from ladder_tools.random_problems import RANDOM_CHAPTERS
 
-CHAPTER = "13-tail"
+CHAPTER = "13-tail"  #: the chapter a page's map is of unless it names another
 #: M and N of the heat map's rows and columns, and its K.
 MAP_SIDES = (256, 512, 1024, 2048, 4096, 8192)
 MAP_K = 4096
@@ -79,6 +90,18 @@ class TailMap:
     gpu: str
     grid: tuple[tuple[Cell, ...], ...]  #: a row per M of MAP_SIDES, a cell per N
     sweep: tuple[Cell, ...]  #: a cell per K of SWEEP_KS
+    chapter: str = CHAPTER
+    against: str = "cuBLAS"  #: a key of ladder_tools.goals.AGAINST
+    goal: float = 100.0  #: the % of it at and above which a cell is blue
+
+    @property
+    def reference(self) -> str:
+        """What the chapter is held against, in words: cuBLAS, cuBLAS on TF32."""
+        return "cuBLAS on TF32" if AGAINST[self.against] == "cublas_tf32" else "cuBLAS"
+
+    @property
+    def chapter_words(self) -> str:
+        return f"Chapter {int(self.chapter[:2])}"
 
     def cells(self) -> list[Cell]:
         return [cell for row in self.grid for cell in row] + list(self.sweep)
@@ -93,28 +116,40 @@ def map_sizes() -> list[tuple[int, int, int]]:
             + [(SWEEP_MN, SWEEP_MN, k) for k in SWEEP_KS])
 
 
-def tail_map(gpu: str, entries: list[dict]) -> TailMap:
-    """The map of a result's ``sizes`` entries (only timed ones count)."""
+def tail_map(gpu: str, entries: list[dict], chapter: str = CHAPTER, against: str = "cuBLAS",
+             goal: float = 100.0) -> TailMap:
+    """The map of a result's ``sizes`` entries (only timed ones count), held
+    against ``against`` (a key of goals.AGAINST)."""
+    prefix = AGAINST[against]
     timed = {(e["M"], e["N"], e["K"]): e for e in entries if results.is_timed(e)}
 
     def cell(m: int, n: int, k: int) -> Cell:
         e = timed.get((m, n, k))
-        if e is None:
+        if e is None or f"{prefix}_gflops" not in e:
             return Cell(m, n, k, None, None)
-        return Cell(m, n, k, e["pct_cublas"], e["cublas_gflops"])
+        return Cell(m, n, k, e[f"pct_{prefix}"], e[f"{prefix}_gflops"])
 
     grid = tuple(tuple(cell(m, n, MAP_K) for n in MAP_SIDES) for m in MAP_SIDES)
-    return TailMap(gpu, grid, tuple(cell(SWEEP_MN, SWEEP_MN, k) for k in SWEEP_KS))
+    return TailMap(gpu, grid, tuple(cell(SWEEP_MN, SWEEP_MN, k) for k in SWEEP_KS), chapter,
+                   against, goal)
 
 
-def chapter_tail_map(repo_root: Path, gpu: str = results.REFERENCE_GPU):
-    """The TailMap of ``gpu``'s 13-tail result and that result; (None, None)
-    when the GPU has none."""
-    found = results.load_chapter_result(results.results_root(repo_root), gpu, CHAPTER,
+def chapter_goal(chapter: str) -> tuple[str, float]:
+    """What a chapter's map holds it against, and its goal: a final kernel's
+    own (RANDOM_CHAPTERS), else as fast as cuBLAS."""
+    goal = RANDOM_CHAPTERS.get(chapter)
+    return (goal.against, goal.percent) if goal else ("cuBLAS", 100.0)
+
+
+def chapter_tail_map(repo_root: Path, gpu: str = results.REFERENCE_GPU, chapter: str = CHAPTER):
+    """The TailMap of ``gpu``'s result of ``chapter`` and that result; (None,
+    None) when the GPU has none."""
+    found = results.load_chapter_result(results.results_root(repo_root), gpu, chapter,
                                         repo_root)
     if found is None:
         return None, None
-    return tail_map(found.provenance.get("gpu", gpu), found.data["sizes"]), found
+    return (tail_map(found.provenance.get("gpu", gpu), found.data["sizes"], chapter,
+                     *chapter_goal(chapter)), found)
 
 
 # -- Words ---------------------------------------------------------------------------
@@ -141,22 +176,35 @@ def alt_text(m: TailMap) -> str:
                      for row in m.grid)
     sweep = ", ".join(f"{c.K} " + (format_percent(c.pct) if c.pct is not None else "not measured")
                       for c in m.sweep)
-    return (f"Chapter 13's time as a share of cuBLAS's on the {m.gpu}. (a) At K = {MAP_K}, "
-            f"by M and then N: {rows}. (b) At M = N = {SWEEP_MN}, by K: {sweep}. Each cell "
-            f"also gives cuBLAS's GFLOP/s. {missing_words(m)}").strip()
+    return (f"{m.chapter_words}'s time as a share of {m.reference}'s on the {m.gpu}"
+            f"{goal_words(m)}. (a) At K = {MAP_K}, by M and then N: {rows}. (b) At M = N = "
+            f"{SWEEP_MN}, by K: {sweep}. Each cell also gives {m.reference}'s GFLOP/s. "
+            f"{missing_words(m)}").strip()
+
+
+def goal_words(m: TailMap) -> str:
+    """'' when a cell is held against being as fast as cuBLAS, else the goal."""
+    return "" if m.goal == 100.0 and m.reference == "cuBLAS" else f", against a goal of {m.goal:g}%"
+
+
+def legend_words(m: TailMap) -> tuple[str, str]:
+    """The legend's words for a cell at or above the goal, and below it."""
+    if m.goal == 100.0 and m.reference == "cuBLAS":
+        return "at or above cuBLAS", "below cuBLAS"
+    return f"at or above {m.goal:g}%", f"below {m.goal:g}%"
 
 
 # -- Drawing -------------------------------------------------------------------------
 
 
-def cell_colour(pct: float | None, grid: str):
-    """A cell's fill: blue at or above 100, orange below, the more opaque
-    the further from 100 (on the page's background: pale on white, dark on
-    the dark page, so the mode's ink reads on both)."""
+def cell_colour(pct: float | None, grid: str, goal: float = 100.0):
+    """A cell's fill: blue at or above the goal, orange below, the more
+    opaque the further from it (on the page's background: pale on white,
+    dark on the dark page, so the mode's ink reads on both)."""
     if pct is None:
         return to_rgba(grid, 0.45)
-    depth = min(1.0, abs(pct - 100.0) / SPAN)
-    return to_rgba(ABOVE if pct >= 100.0 else BELOW, 0.2 + 0.45 * depth)
+    depth = min(1.0, abs(pct - goal) / SPAN)
+    return to_rgba(ABOVE if pct >= goal else BELOW, 0.2 + 0.45 * depth)
 
 
 LABEL_W = 0.85
@@ -170,6 +218,8 @@ PANEL_GAP = 0.3
 RATE_H = 0.95
 FOOT = 0.62
 NOTE_H = 0.34
+#: What (b) moves right when its rates have six digits.
+WIDE_RATE_W = 0.4
 
 
 def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
@@ -195,15 +245,19 @@ def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
     heat = figure.add_axes((label_w / figure_w, heat_y / total, width, heat_h / total))
     heat.set_gid("map-heat")
     _draw_heat(heat, m, ink, grid, text, small, phone)
-    titles = [(heat, f"(a) K = {MAP_K}: % of cuBLAS, and cuBLAS's GFLOP/s", 38 * text / TEXT)]
+    rate_words = "cuBLAS's" if m.reference == "cuBLAS" else "its"
+    titles = [(heat, f"(a) K = {MAP_K}: % of {m.reference}, and {rate_words} GFLOP/s",
+               38 * text / TEXT)]
     pct_y = heat_y - GAP - PCT_H
     # (b)'s labels (a tick's GFLOP/s, the axis's name) need the desktop's
     # room left of the panel, which a phone's heat map does without.
-    sweep_w = (figure_w - LABEL_W - right_w) / figure_w
-    pct = figure.add_axes((LABEL_W / figure_w, pct_y / total, sweep_w, PCT_H / total))
+    # A rate of six digits (the tensor cores') needs a wider margin for its label.
+    sweep_left = LABEL_W + (WIDE_RATE_W if rate_top(m) >= 100_000 else 0.0)
+    sweep_w = (figure_w - sweep_left - right_w) / figure_w
+    pct = figure.add_axes((sweep_left / figure_w, pct_y / total, sweep_w, PCT_H / total))
     pct.set_gid("map-sweep")
     rate_y = pct_y - PANEL_GAP - RATE_H
-    rate = figure.add_axes((LABEL_W / figure_w, rate_y / total, sweep_w, RATE_H / total))
+    rate = figure.add_axes((sweep_left / figure_w, rate_y / total, sweep_w, RATE_H / total))
     rate.set_gid("map-sweep-rate")
     _draw_sweep(pct, rate, m, theme, text, phone)
     titles.append((pct, f"(b) M = N = {SWEEP_MN}, over K", 8))
@@ -216,8 +270,9 @@ def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
                       fontsize=text, va="baseline", gid="map-title")
         else:
             axes.set_title(words, color=ink, fontsize=text, loc="left", pad=pad)
-    handles = [Patch(fc=cell_colour(100.0 + SPAN, grid), label="at or above cuBLAS"),
-               Patch(fc=cell_colour(100.0 - SPAN, grid), label="below cuBLAS")]
+    above, below = legend_words(m)
+    handles = [Patch(fc=cell_colour(m.goal + SPAN, grid, m.goal), label=above),
+               Patch(fc=cell_colour(m.goal - SPAN, grid, m.goal), label=below)]
     if m.missing():
         handles.append(Patch(fc=cell_colour(None, grid), label="not measured yet"))
     anchor = 0.05 / figure_w if phone else label_w / figure_w - 0.01
@@ -240,7 +295,7 @@ def _draw_heat(axes, m: TailMap, ink: str, grid: str, text: float = TEXT,
         spine.set_visible(False)
     for row, cells in enumerate(m.grid):
         for column, cell in enumerate(cells):
-            box = Rectangle((column, row), 1, 1, fc=cell_colour(cell.pct, grid), ec=grid,
+            box = Rectangle((column, row), 1, 1, fc=cell_colour(cell.pct, grid, m.goal), ec=grid,
                             lw=0.8)
             box.set_gid("map-cell" if cell.measured else "map-missing")
             axes.add_patch(box)
@@ -297,26 +352,34 @@ def _draw_sweep(pct, rate, m: TailMap, theme: dict, text: float = TEXT,
     share = _series(m.sweep, "pct")
     for axes in (pct, rate):
         style_axes(axes, theme)
-    pct.axhline(100.0, color=grid, lw=1.2, ls="--", zorder=1)
+    pct.axhline(m.goal, color=grid, lw=1.2, ls="--", zorder=1)
     pct.plot(ks, share, color=ABOVE, marker="o", lw=1.8, gid="map-pct-line")
     rate.plot(ks, _series(m.sweep, "cublas_gflops"), color=ink, marker="s", ms=4, lw=1.2,
               gid="map-rate-line")
     measured = [v for v in share if not math.isnan(v)]
-    pct_top = max([110.0] + [v * 1.08 for v in measured])
+    pct_top = max([110.0, m.goal * 1.1] + [v * 1.08 for v in measured])
     pct.set_ylim(0, pct_top)
-    pct.set_yticks([25 * i for i in range(int(pct_top // 25) + 1)])
+    step = 25 if pct_top <= 150 else 50
+    pct.set_yticks([step * i for i in range(int(pct_top // step) + 1)])
     # Three labelled rates, 0 to a round top above the highest: no tick
     # outside the panel, where its label could meet the panel above.
-    rates = [c.cublas_gflops for c in m.sweep if c.cublas_gflops is not None]
-    rate_top = 10_000 * math.ceil(max(rates, default=10_000) / 10_000)
-    rate.set_ylim(0, rate_top)
-    rate.set_yticks([0, rate_top / 2, rate_top])
+    top = rate_top(m)
+    rate.set_ylim(0, top)
+    rate.set_yticks([0, top / 2, top])
     rate.yaxis.set_major_formatter(thousands)
     _k_axis(pct, labelled=False, text=text, phone=phone)
     _k_axis(rate, labelled=True, text=text, phone=phone)
     rate.set_xlabel("K", color=ink, fontsize=text)
-    pct.set_ylabel("% of cuBLAS", color=ink, fontsize=text)
-    rate.set_ylabel("cuBLAS\nGFLOP/s", color=ink, fontsize=text)
+    pct.set_ylabel("% of cuBLAS" if m.reference == "cuBLAS" else "% of cuBLAS\non TF32",
+                   color=ink, fontsize=text)
+    rate.set_ylabel("cuBLAS\nGFLOP/s" if m.reference == "cuBLAS" else "cuBLAS TF32\nGFLOP/s",
+                    color=ink, fontsize=text)
+
+
+def rate_top(m: TailMap) -> int:
+    """The top of (b)'s rate axis: a round number above the highest rate."""
+    rates = [c.cublas_gflops for c in m.sweep if c.cublas_gflops is not None]
+    return 10_000 * math.ceil(max(rates, default=10_000) / 10_000)
 
 
 def draw_tail_map(m: TailMap, mode: str, phone: bool = False) -> bytes:
@@ -334,16 +397,20 @@ def load(context: Context, request: Request) -> Drawn:
     a phone's column its text would be 8 px high: a phone has a narrow
     drawing of its own."""
     gpu = request.options["gpu"]
-    read = [results.chapter_result_path(context.results_root, gpu, CHAPTER)]
-    found, result = chapter_tail_map(context.repo_root, gpu)
+    chapter = request.arguments[0] if request.arguments else CHAPTER
+    read = [results.chapter_result_path(context.results_root, gpu, chapter)]
+    found, result = chapter_tail_map(context.repo_root, gpu, chapter)
     if found is None:
-        return Drawn([], f"No map: {gpu} has no result for {CHAPTER}.", read)
-    caption = (request.caption_or(f"Chapter 13's % of cuBLAS on the {found.gpu}.")
+        return Drawn([], f"No map: {gpu} has no result for {chapter}.", read)
+    caption = (request.caption_or(f"{found.chapter_words}'s % of {found.reference} on the "
+                                  f"{found.gpu}.")
                + (f" Stale: {found.gpu}." if result.stale else ""))
     return Drawn([Drawing(lambda mode: tail_map_figure(found, mode), alt_text(found), caption,
                           phone=lambda mode: tail_map_figure(found, mode, phone=True))],
                  read=read, used=[result], notes=[missing_words(found)] if found.missing() else [])
 
 
-FIGURE = Figure("tail-map", "chapter 13's % of cuBLAS over M x N and over K, beside cuBLAS's "
-                "GFLOP/s", load, options={"gpu": GPU})
+FIGURE = Figure("tail-map", "a chapter's % of cuBLAS over M x N and over K, beside cuBLAS's "
+                "GFLOP/s, against its goal (chapter 13's unless the page names another)", load,
+                arguments=(0, 1), argument="a result name, e.g. 16-wgmma (default 13-tail)",
+                options={"gpu": GPU})

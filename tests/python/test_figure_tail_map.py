@@ -30,6 +30,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_rgba
+from matplotlib.text import Text
 
 from common import load_command
 from figures import style, tail_map
@@ -129,7 +130,22 @@ def test_a_complete_tail_map_has_no_note_and_no_grey_cell():
         plt.close(figure)
 
 
-def test_the_measure_command_measures_every_size_of_the_tail_map():
+def mapped_chapters() -> list[str]:
+    """The chapters whose maps the pages draw ({ladder-tail-map} [chapter])."""
+    found = set()
+    for page in sorted((ROOT / "chapters").glob("*/chapter.md")):
+        for line in page.read_text().splitlines():
+            if line.startswith("```{ladder-tail-map}"):
+                found.add(line.removeprefix("```{ladder-tail-map}").strip() or tail_map.CHAPTER)
+    return sorted(found)
+
+
+def test_the_pages_map_chapters_13_16_and_17():
+    assert mapped_chapters() == ["13-tail", "16-wgmma", "17-3xtf32-wgmma"]
+
+
+@pytest.mark.parametrize("chapter", mapped_chapters())
+def test_the_measure_command_measures_every_size_of_a_map(chapter):
     measure = load_command("measure")
 
     def size_of(text: str) -> tuple[int, int, int]:
@@ -137,15 +153,25 @@ def test_the_measure_command_measures_every_size_of_the_tail_map():
         return dims if len(dims) == 3 else dims * 3
 
     standard = [size_of(s) for s in measure.SIZES]
-    chapter = SimpleNamespace(chapter="13-tail", name="13-tail")
-    extra = [size_of(s) for s in measure.extra_sizes(chapter)]
+    extra = [size_of(s) for s in measure.extra_sizes(SimpleNamespace(chapter=chapter,
+                                                                      name=chapter))]
     measured = standard + extra
     twice = [s for s in tail_map.map_sizes() if measured.count(s) > 1]
     assert not twice, f"measured twice: {twice}"
     unmeasured = [s for s in tail_map.map_sizes() if s not in measured]
-    assert not unmeasured, f"chapters/13-tail/own-sizes lacks {unmeasured}"
-    # The variants are not measured at the map's own sizes, only at the
-    # sizes the page names.
+    assert not unmeasured, f"chapters/{chapter}/own-sizes lacks {unmeasured}"
+
+
+def test_the_variants_are_not_measured_at_the_maps_sizes():
+    """Only at the sizes the page names."""
+    measure = load_command("measure")
+
+    def size_of(text: str) -> tuple[int, int, int]:
+        dims = tuple(int(d) for d in text.split("x"))
+        return dims if len(dims) == 3 else dims * 3
+
+    extra = [size_of(s) for s in measure.extra_sizes(SimpleNamespace(chapter="13-tail",
+                                                                      name="13-tail"))]
     variant = SimpleNamespace(chapter="13-tail", name="13-tail-tiles")
     for_variants = [size_of(s) for s in measure.extra_sizes(variant)]
     assert len(for_variants) < len(extra)
@@ -200,3 +226,77 @@ def test_the_phones_tail_map_shows_the_same_values(mode):
     finally:
         plt.close(wide)
         plt.close(narrow)
+
+
+def test_each_map_holds_its_chapter_to_the_final_kernels_goal():
+    """The goal and what it is held against are the chapter's own, as the
+    random problems hold it (one statement of each final kernel's goal)."""
+    assert tail_map.chapter_goal("13-tail") == ("cuBLAS SGEMM", 100.0)
+    assert tail_map.chapter_goal("16-wgmma") == ("cuBLAS TF32", 95.0)
+    assert tail_map.chapter_goal("17-3xtf32-wgmma") == ("cuBLAS SGEMM", 200.0)
+    assert tail_map.chapter_goal("12-final") == ("cuBLAS", 100.0)
+    thirteen = tail_map.tail_map("GPU", made_up_map_entries(), "13-tail",
+                                 *tail_map.chapter_goal("13-tail"))
+    assert tail_map.legend_words(thirteen) == ("at or above cuBLAS", "below cuBLAS")
+    assert tail_map.goal_words(thirteen) == ""
+    seventeen = tail_map.tail_map("GPU", made_up_map_entries(), "17-3xtf32-wgmma",
+                                  *tail_map.chapter_goal("17-3xtf32-wgmma"))
+    assert tail_map.legend_words(seventeen) == ("at or above 200%", "below 200%")
+    assert seventeen.reference == "cuBLAS"
+
+
+def tf32_entries() -> list[dict]:
+    """Made-up TF32 entries: the kernel's share of cuBLAS on TF32 runs from
+    80% to about 120%, and its share of cuBLAS's SGEMM is a constant 300%."""
+    entries = []
+    for index, (m, n, k) in enumerate(tail_map.map_sizes()):
+        entries.append({"M": m, "N": n, "K": k, "max_rel_err": 1e-4, "correct": True,
+                        "time_ms": {"median": 1.0, "min": 1.0, "max": 1.0},
+                        "cublas_time_ms": {"median": 1.0, "min": 1.0, "max": 1.0},
+                        "gflops": 1.0, "cublas_gflops": 1000.0, "pct_cublas": 300.0,
+                        "cublas_tf32_gflops": 5000.0 * (index + 3) + 0.4,
+                        "pct_cublas_tf32": 80.0 + 0.9 * index})
+    return entries
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["column", "phone"])
+@pytest.mark.parametrize("mode", MODES)
+def test_a_map_against_cublas_on_tf32_colours_each_cell_by_the_goal(mode, phone):
+    """Held against cuBLAS on TF32 with a goal of 95%: each cell shows the
+    share of cuBLAS on TF32 and its GFLOP/s, blue at or above 95% and orange
+    below; the sweep's dashed line is at 95; the words say what it is held
+    against."""
+    entries = tf32_entries()
+    found = tail_map.tail_map("Made-up GPU", entries, "16-wgmma", "cuBLAS TF32", 95.0)
+    figure, renderer = drawn(lambda: tail_map.tail_map_figure(found, mode, phone=phone))
+    try:
+        heat = panel(figure, "map-heat")
+        by_size = {(e["M"], e["N"], e["K"]): e for e in entries}
+        sides = tail_map.MAP_SIDES
+        for p in heat.patches:
+            row, column = (int(v) for v in corner(p))
+            entry = by_size[(sides[row], sides[column], tail_map.MAP_K)]
+            colour = tail_map.ABOVE if entry["pct_cublas_tf32"] >= 95 else tail_map.BELOW
+            assert to_rgba(p.get_facecolor())[:3] == to_rgba(colour)[:3], (row, column)
+        shares = map_texts(heat, "map-pct")
+        assert shares[(0, 0)].removesuffix("%") == format_percent(
+            by_size[(256, 256, 4096)]["pct_cublas_tf32"]).removesuffix("%")
+        assert map_texts(heat, "map-cublas")[(0, 0)] == format_gflops(
+            by_size[(256, 256, 4096)]["cublas_tf32_gflops"])
+        sweep = panel(figure, "map-sweep")
+        assert [line.get_ydata()[0] for line in sweep.get_lines()
+                if line.get_linestyle() == "--"] == [95.0]
+        legend_texts = [t.get_text() for t in figure.legends[0].get_texts()]
+        assert legend_texts == ["at or above 95%", "below 95%"]
+        words = [t.get_text() for t in figure.findobj(Text)]
+        assert any("% of cuBLAS on TF32" in w for w in words)
+        assert "Chapter 16's time as a share of cuBLAS on TF32's" in tail_map.alt_text(found)
+        assert "against a goal of 95%" in tail_map.alt_text(found)
+        assert text_problems(figure, renderer, mode) == []
+        # Six-digit rates and two-line labels: every text within the figure.
+        width = figure.bbox.width
+        outside = [t.get_text() for t in figure.findobj(Text) if t.get_visible()
+                   and t.get_text() and not 0 <= t.get_window_extent(renderer).x0 <= width]
+        assert not outside, outside
+    finally:
+        plt.close(figure)
