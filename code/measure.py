@@ -56,7 +56,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ladder_tools import pending, provenance, random_problems, results_check
+from ladder_tools import pending, provenance, random_problems, results, results_check
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
 from ladder_tools.process import run
 from ladder_tools.results import TIME_BUDGET_S
@@ -214,7 +214,7 @@ def merge_write(path: Path, common: dict, key: str, entries: dict, sources: dict
     each entry can be found stale on its own."""
     merged = {}
     if path.exists():
-        merged = json.loads(path.read_text()).get(key, {})
+        merged = results.read_json(path).get(key, {})
     stamp = {"git_commit": common["git_commit"], "date": common["date"]}
     merged.update({name: {**entry, "measured": {**stamp, "inputs": inputs_of(sources[name])}}
                    for name, entry in entries.items()})
@@ -232,7 +232,7 @@ def gpu_tests(build_dir: Path) -> dict:
     summary = ctest_summary(done.returncode, done.stdout)
     # The differential fuzzer's runs (tests/gpu): per chapter, its seeds and
     # how many problems it tried and failed.
-    summary["fuzz"] = {path.stem: json.loads(path.read_text())
+    summary["fuzz"] = {path.stem: results.read_json(path)
                        for path in sorted(fuzz_dir.glob("*.json"))}
     tried = sum(f["problems"] for f in summary["fuzz"].values())
     say(f"the fuzzer tried {tried} problems over {len(summary['fuzz'])} chapters")
@@ -372,7 +372,7 @@ def random_result(seed: int, problems: list[dict], folder: Path) -> dict | None:
         inputs.update(inputs_of(source))
         if not path.exists():
             continue
-        written = with_inputs(json.loads(path.read_text()), source)
+        written = with_inputs(results.read_json(path), source)
         goal = random_problems.RANDOM_CHAPTERS[chapter]
         chapters[chapter] = {"goal": {"percent": goal.percent, "against": goal.against},
                              "sizes": written["sizes"], "provenance": written["provenance"]}
@@ -403,7 +403,7 @@ def sanitizer_sizes(program: Program, smallest: str) -> list[str]:
 
 def sanitize(command: tuple[str, ...], sizes: list[str]) -> dict:
     """compute-sanitizer's tools on one program (its command line) at `sizes`."""
-    results = {}
+    verdicts = {}
     size = " ".join(sizes)
     for tool in SANITIZER_TOOLS:
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99",
@@ -412,9 +412,9 @@ def sanitize(command: tuple[str, ...], sizes: list[str]) -> dict:
             cmd[3:3] = ["--leak-check", "full"]
         done = run(cmd, timeout=300)
         tail = (done.stdout + done.stderr).strip().splitlines()[-3:]
-        results[tool] = {"clean": done.returncode == 0, "returncode": done.returncode,
+        verdicts[tool] = {"clean": done.returncode == 0, "returncode": done.returncode,
                          "size": size, "tail": tail}
-    return results
+    return verdicts
 
 
 def ncu_chapter(program: Program, size: str, metrics: list[str], kernels: str,
@@ -526,7 +526,7 @@ def changed_chapters(root: Path, gpu_folder: Path,
         # file for three programs, records them at its top.
         if not path.exists():
             return False
-        content = json.loads(path.read_text())
+        content = results.read_json(path)
         return pending.changed(content.get("provenance", content), root) == []
 
     wanted = []
@@ -613,7 +613,7 @@ def main() -> int:
     # The ceilings first: their file names the GPU, whose results --changed reads.
     baseline(build_dir, staging / "baseline.json")
     if args.changed:
-        slug = json.loads((staging / "baseline.json").read_text())["provenance"]["gpu_slug"]
+        slug = results.read_json(staging / "baseline.json")["provenance"]["gpu_slug"]
         args.chapters = changed_chapters(ROOT, ROOT / "results" / slug)
         if not args.chapters:
             say(f"nothing to measure: every result in results/{slug} is up to date")
@@ -682,14 +682,14 @@ def main() -> int:
     written = sorted((staging / "chapters").glob("*.json"))
     if not written and not transpose_json.exists() and random is None:
         sys.exit("measure: no chapter wrote results")
-    chapters = {path.stem: json.loads(path.read_text()) for path in written}
+    chapters = {path.stem: results.read_json(path) for path in written}
     # The provenance the files share (the GPU, the date, the commit): the
     # first chapter's, or the transpose exercise's when it ran alone, or
     # the first final kernel's on the random problems.
     if written:
         first = chapters[written[0].stem]["provenance"]
     elif transpose_json.exists():
-        first = json.loads(transpose_json.read_text())["provenance"]
+        first = results.read_json(transpose_json)["provenance"]
     else:
         assert random is not None, "no chapter, transpose or random problems were measured"
         first = next(iter(random["chapters"].values()))["provenance"]
@@ -734,7 +734,7 @@ def main() -> int:
         write_json(target / "chapters" / f"{name}.json", with_inputs(result, sources[name]))
     if transpose_json.exists():
         write_json(target / "transpose.json",
-                   with_inputs(json.loads(transpose_json.read_text()), TRANSPOSE_SOURCE))
+                   with_inputs(results.read_json(transpose_json), TRANSPOSE_SOURCE))
     if random is not None:
         write_json(target / "random.json", random)
     if (staging / "baseline.json").exists():
