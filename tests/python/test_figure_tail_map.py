@@ -130,6 +130,12 @@ def test_a_complete_tail_map_has_no_note_and_no_grey_cell():
         plt.close(figure)
 
 
+def size_of(text: str) -> tuple[int, int, int]:
+    """A measure command's size, "N" or "MxNxK", as (M, N, K)."""
+    dims = tuple(int(d) for d in text.split("x"))
+    return dims if len(dims) == 3 else dims * 3
+
+
 def mapped_chapters() -> list[str]:
     """The chapters whose maps the pages draw ({ladder-tail-map} [chapter])."""
     found = set()
@@ -148,10 +154,6 @@ def test_the_pages_map_chapters_13_16_and_17():
 def test_the_measure_command_measures_every_size_of_a_map(chapter):
     measure = load_command("measure")
 
-    def size_of(text: str) -> tuple[int, int, int]:
-        dims = tuple(int(d) for d in text.split("x"))
-        return dims if len(dims) == 3 else dims * 3
-
     standard = [size_of(s) for s in measure.SIZES]
     extra = [size_of(s) for s in measure.extra_sizes(SimpleNamespace(chapter=chapter,
                                                                       name=chapter))]
@@ -165,10 +167,6 @@ def test_the_measure_command_measures_every_size_of_a_map(chapter):
 def test_the_variants_are_not_measured_at_the_maps_sizes():
     """Only at the sizes the page names."""
     measure = load_command("measure")
-
-    def size_of(text: str) -> tuple[int, int, int]:
-        dims = tuple(int(d) for d in text.split("x"))
-        return dims if len(dims) == 3 else dims * 3
 
     extra = [size_of(s) for s in measure.extra_sizes(SimpleNamespace(chapter="13-tail",
                                                                       name="13-tail"))]
