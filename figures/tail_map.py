@@ -176,9 +176,12 @@ def alt_text(m: TailMap) -> str:
                      for row in m.grid)
     sweep = ", ".join(f"{c.K} " + (format_percent(c.pct) if c.pct is not None else "not measured")
                       for c in m.sweep)
-    return (f"{m.chapter_words}'s time as a share of {m.reference}'s on the {m.gpu}"
+    tf32 = m.reference != "cuBLAS"
+    share = "cuBLAS's on TF32," if tf32 else "cuBLAS's"
+    rate = "cuBLAS's GFLOP/s on TF32" if tf32 else "cuBLAS's GFLOP/s"
+    return (f"{m.chapter_words}'s time as a share of {share} on the {m.gpu}"
             f"{goal_words(m)}. (a) At K = {MAP_K}, by M and then N: {rows}. (b) At M = N = "
-            f"{SWEEP_MN}, by K: {sweep}. Each cell also gives {m.reference}'s GFLOP/s. "
+            f"{SWEEP_MN}, by K: {sweep}. Each cell also gives {rate}. "
             f"{missing_words(m)}").strip()
 
 

@@ -288,7 +288,9 @@ def test_a_map_against_cublas_on_tf32_colours_each_cell_by_the_goal(mode, phone)
         assert legend_texts == ["at or above 95%", "below 95%"]
         words = [t.get_text() for t in figure.findobj(Text)]
         assert any("% of cuBLAS on TF32" in w for w in words)
-        assert "Chapter 16's time as a share of cuBLAS on TF32's" in tail_map.alt_text(found)
+        assert ("Chapter 16's time as a share of cuBLAS's on TF32, on the Made-up GPU"
+                in tail_map.alt_text(found))
+        assert "Each cell also gives cuBLAS's GFLOP/s on TF32." in tail_map.alt_text(found)
         assert "against a goal of 95%" in tail_map.alt_text(found)
         assert text_problems(figure, renderer, mode) == []
         # Six-digit rates and two-line labels: every text within the figure.
