@@ -8,7 +8,8 @@
 //
 // The model:
 //   * A launch runs the grid's blocks one after another, synchronously.
-//   * A block's threads are fibers (ucontext) on one OS thread. Each runs
+//   * A block's threads are fibers (ucontext to start each, then _setjmp and
+//     _longjmp: detail::enter()) on one OS thread. Each runs
 //     until it reaches __syncthreads() or returns; when every thread of the
 //     block has reached the barrier, the next phase starts. Within a phase
 //     the threads run one after another in the order of threadIdx, so a
@@ -38,6 +39,7 @@
 // Under a host compiler, CUDA's host_defines.h turns __global__, __device__
 // and __host__ into nothing and __align__(n) into an alignment attribute.
 #include <cuda_runtime.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -103,7 +105,9 @@ enum class Wait { kNone, kBarrier, kShuffle };
 
 /// One thread of the running block.
 struct Fiber {
-  ucontext_t context;
+  ucontext_t context;  ///< its start (makecontext), and with swapcontext where it waits
+  jmp_buf resume;      ///< where it waits, once it has started (see enter())
+  bool started = false;
   uint3 index;
   bool finished = false;
   Wait wait = Wait::kNone;
@@ -118,12 +122,49 @@ struct Fiber {
 constexpr size_t kStackBytes = 256 * 1024;
 
 inline ucontext_t scheduler;                         // the launch's own context
+inline jmp_buf scheduler_jump;                       // the same, for _longjmp
 inline Fiber* current = nullptr;                     // the fiber running now, or none
 inline const std::function<void()>* body = nullptr;  // the kernel call with its arguments
+
+// Switching threads. swapcontext() saves and restores the signal mask, a
+// system call each way, and a block switches at every barrier and every
+// shuffle (chapter 14's emulated mma shuffles each element of its tiles):
+// that was most of the emulation's time. So a fiber is started with
+// setcontext() and from then on switches with _setjmp()/_longjmp(), which
+// leave the mask alone. Where _FORTIFY_SOURCE checks longjmp (it refuses a
+// jump to another stack), swapcontext() does every switch.
+#if defined(_FORTIFY_SOURCE) && _FORTIFY_SOURCE > 0
+constexpr bool kJumps = false;
+#else
+constexpr bool kJumps = true;
+#endif
+
+/// The scheduler runs fiber `f` until it waits or returns.
+__attribute__((noinline)) inline void enter(Fiber& f) {
+  if (!kJumps) {
+    swapcontext(&scheduler, &f.context);
+  } else if (_setjmp(scheduler_jump) == 0) {
+    if (!f.started) {
+      f.started = true;
+      setcontext(&f.context);
+    }
+    _longjmp(f.resume, 1);
+  }
+}
+
+/// The running fiber `f` waits: the scheduler runs on.
+__attribute__((noinline)) inline void leave(Fiber& f) {
+  if (!kJumps) {
+    swapcontext(&f.context, &scheduler);
+  } else if (_setjmp(f.resume) == 0) {
+    _longjmp(scheduler_jump, 1);
+  }
+}
 
 inline void fiber_main() {
   (*body)();
   current->finished = true;
+  if (kJumps) _longjmp(scheduler_jump, 1);
   // Returning resumes uc_link: the scheduler.
 }
 
@@ -163,7 +204,7 @@ inline bool register_dynamic_shared(float* buffer, size_t bytes) {
 inline void barrier() {
   if (detail::current == nullptr) std::abort();  // __syncthreads() outside a kernel
   detail::current->wait = detail::Wait::kBarrier;
-  swapcontext(&detail::current->context, &detail::scheduler);
+  detail::leave(*detail::current);
 }
 
 /// __shfl_sync(0xffffffff, value, source_lane): the current fiber offers
@@ -179,7 +220,7 @@ T shuffle(unsigned mask, T value, int source_lane) {
   std::memcpy(&self->offered, &value, sizeof value);
   self->source_lane = source_lane;
   self->wait = detail::Wait::kShuffle;
-  swapcontext(&self->context, &detail::scheduler);
+  detail::leave(*self);
   T result;
   std::memcpy(&result, &self->received, sizeof result);
   return result;
@@ -274,7 +315,7 @@ inline void run_block(const std::function<void()>& kernel_call, dim3 block) {
         if (f.finished || f.wait != Wait::kNone) continue;
         current = &f;
         threadIdx = f.index;
-        swapcontext(&scheduler, &f.context);
+        enter(f);
         if (f.finished) ++returned;
       }
       current = nullptr;
