@@ -95,9 +95,19 @@ class TailMap:
     goal: float = 100.0  #: the % of it at and above which a cell is blue
 
     @property
+    def tf32(self) -> bool:
+        """Held against cuBLAS on TF32, not cuBLAS's SGEMM."""
+        return AGAINST[self.against] == "cublas_tf32"
+
+    @property
     def reference(self) -> str:
         """What the chapter is held against, in words: cuBLAS, cuBLAS on TF32."""
-        return "cuBLAS on TF32" if AGAINST[self.against] == "cublas_tf32" else "cuBLAS"
+        return "cuBLAS on TF32" if self.tf32 else "cuBLAS"
+
+    @property
+    def as_fast(self) -> bool:
+        """The goal is cuBLAS's SGEMM's own speed (chapter 13's)."""
+        return self.goal == 100.0 and not self.tf32
 
     @property
     def chapter_words(self) -> str:
@@ -176,9 +186,8 @@ def alt_text(m: TailMap) -> str:
                      for row in m.grid)
     sweep = ", ".join(f"{c.K} " + (format_percent(c.pct) if c.pct is not None else "not measured")
                       for c in m.sweep)
-    tf32 = m.reference != "cuBLAS"
-    share = "cuBLAS's on TF32," if tf32 else "cuBLAS's"
-    rate = "cuBLAS's GFLOP/s on TF32" if tf32 else "cuBLAS's GFLOP/s"
+    share = "cuBLAS's on TF32," if m.tf32 else "cuBLAS's"
+    rate = "cuBLAS's GFLOP/s on TF32" if m.tf32 else "cuBLAS's GFLOP/s"
     return (f"{m.chapter_words}'s time as a share of {share} on the {m.gpu}"
             f"{goal_words(m)}. (a) At K = {MAP_K}, by M and then N: {rows}. (b) At M = N = "
             f"{SWEEP_MN}, by K: {sweep}. Each cell also gives {rate}. "
@@ -187,12 +196,12 @@ def alt_text(m: TailMap) -> str:
 
 def goal_words(m: TailMap) -> str:
     """'' when a cell is held against being as fast as cuBLAS, else the goal."""
-    return "" if m.goal == 100.0 and m.reference == "cuBLAS" else f", against a goal of {m.goal:g}%"
+    return "" if m.as_fast else f", against a goal of {m.goal:g}%"
 
 
 def legend_words(m: TailMap) -> tuple[str, str]:
     """The legend's words for a cell at or above the goal, and below it."""
-    if m.goal == 100.0 and m.reference == "cuBLAS":
+    if m.as_fast:
         return "at or above cuBLAS", "below cuBLAS"
     return f"at or above {m.goal:g}%", f"below {m.goal:g}%"
 
@@ -248,7 +257,7 @@ def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
     heat = figure.add_axes((label_w / figure_w, heat_y / total, width, heat_h / total))
     heat.set_gid("map-heat")
     _draw_heat(heat, m, ink, grid, text, small, phone)
-    rate_words = "cuBLAS's" if m.reference == "cuBLAS" else "its"
+    rate_words = "its" if m.tf32 else "cuBLAS's"
     titles = [(heat, f"(a) K = {MAP_K}: % of {m.reference}, and {rate_words} GFLOP/s",
                38 * text / TEXT)]
     pct_y = heat_y - GAP - PCT_H
@@ -373,9 +382,9 @@ def _draw_sweep(pct, rate, m: TailMap, theme: dict, text: float = TEXT,
     _k_axis(pct, labelled=False, text=text, phone=phone)
     _k_axis(rate, labelled=True, text=text, phone=phone)
     rate.set_xlabel("K", color=ink, fontsize=text)
-    pct.set_ylabel("% of cuBLAS" if m.reference == "cuBLAS" else "% of cuBLAS\non TF32",
+    pct.set_ylabel("% of cuBLAS\non TF32" if m.tf32 else "% of cuBLAS",
                    color=ink, fontsize=text)
-    rate.set_ylabel("cuBLAS\nGFLOP/s" if m.reference == "cuBLAS" else "cuBLAS TF32\nGFLOP/s",
+    rate.set_ylabel("cuBLAS TF32\nGFLOP/s" if m.tf32 else "cuBLAS\nGFLOP/s",
                     color=ink, fontsize=text)
 
 

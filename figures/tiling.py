@@ -259,10 +259,12 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
         wniter = c.get("WNITER", 1)
         wmiter = c.get("WMITER") or (c["WM"] * c["WN"]) // (warp_size * tm * tn * wniter)
         warp_tile = (c["WM"], c["WN"], wmiter, wniter)
-    if needs_walk(c) and walk is None:
+    if not needs_walk(c):
+        walk = "row"
+    elif walk is None:
         raise TilingError(f"{chapter}: one element per thread: which way do its lanes walk C?")
-    tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size, warp_tile,
-                    walk if needs_walk(c) and walk else "row", dict(c))
+    tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size, warp_tile, walk,
+                    dict(c))
     tiling.check()
     return tiling
 
