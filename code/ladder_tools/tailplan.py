@@ -102,12 +102,13 @@ def small_blocks_per_sm(binary: Path, variant: dict) -> tuple[int, dict]:
     return occ["blocks_per_sm"], small[0]
 
 
-def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
+def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU,
+             sms: int | None = None
              ) -> tuple[TailGpu | None, list[Path], results.ChapterResult | None]:
     """The TailGpu of ``gpu``, the files read, and the 13-tail result (None
     when the GPU has none: then the SMs come from another chapter's result of
-    the GPU, and Big's blocks per SM are computed like Small's). None for
-    TailGpu when the GPU has no result at all."""
+    the GPU, or else from ``sms``, the caller's, and Big's blocks per SM are
+    computed like Small's). None for TailGpu when neither gives the SMs."""
     binary, variant = find_variant(repo_root, build, CHAPTER)
     root = results.results_root(repo_root)
     found = results.load_chapter_result(root, gpu, CHAPTER, repo_root)
@@ -129,19 +130,22 @@ def tail_gpu(repo_root: Path, build: Path, gpu: str = results.REFERENCE_GPU
                 found)
     others = results.gpu_chapter_results(root, gpu, repo_root)
     with_sms = [r for r in others if r.provenance.get("sm_count")]
-    if not with_sms:
+    if not with_sms and sms is None:
         return None, read, None
-    other = with_sms[-1]
-    read.append(other.path)
+    name, whose = gpu, "the caller gave them"
+    if with_sms:
+        other = with_sms[-1]
+        read.append(other.path)
+        sms, name = other.provenance["sm_count"], other.provenance.get("gpu", gpu)
+        whose = "another chapter's run on it reported them"
     big_kernel = [k for k in kernel_resources(binary) if k["mangled"] == variant["kernel"]["name"]]
     launch = variant["kernel"]
     big = computed_occupancy(big_kernel[0], launch["threads_per_block"],
                              launch["dynamic_smem_bytes"])["blocks_per_sm"]
-    sms = other.provenance["sm_count"]
-    whence = (f"{sms} SMs, as another chapter's run on it reported them ({CHAPTER} is not "
-              "measured yet); "
+    assert sms is not None  # from another chapter's result or the caller
+    whence = (f"{sms} SMs, as {whose} ({CHAPTER} is not measured yet); "
               f"Big's {big} per SM and {small_words}")
-    return TailGpu(other.provenance.get("gpu", gpu), sms, big, small, whence), read, None
+    return TailGpu(name, sms, big, small, whence), read, None
 
 
 def _run(tool: Path, arguments: list[str]) -> dict:

@@ -2,7 +2,9 @@
 // M x N x K product among blocks on a GPU of a given number of SMs, with its
 // last round cut into slices and without: every block's tile and K-steps.
 // With --tf32, chapter 16's TF32 kernel instead: uncut on the tile its own
-// launcher picks, cut on the tile the variant "cut" picks.
+// launcher picks, cut on the tile the variant "cut" picks. With --json, also
+// each plan's busiest SM's K-steps and, for the chapter's own launcher, the
+// share of the GPU its count says it keeps busy (ladder_tools.misses).
 // CPU only: nothing here runs on a GPU.
 //
 //   lastround --sms S --size S [--tf32] [--json]     S is N or MxNxK
@@ -11,6 +13,7 @@
 // and ch16::uncut() for the plan, ch16::block_work() for each block's share,
 // ch16::picked_rows() for the TF32 tiles, as the kernel's launchers and the
 // kernel call them.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ladder/json.hpp>
@@ -39,11 +42,20 @@ ch16::LastRound tf32_plan(int rows, bool cut, int m, int n, int k, int sms) {
   return plan_of<ch16::Chosen>(cut, m, n, k, sms);
 }
 
-/// A plan of tiles of `rows` rows, and each of its blocks' work:
-/// [tile, first_step, end_step].
-ladder::Json plan_json(const ch16::LastRound& r, int rows) {
+/// Block-steps of `rows`-row tiles an M x N x K product holds, spread evenly
+/// over `sms` SMs: the busiest SM's K-steps if no SM waited and no tile
+/// were part-empty.
+double even_steps(int rows, int m, int n, int k, int sms) {
+  return 1.0 * m * n * k / (1.0 * rows * ch16::BN * ch16::BK) / sms;
+}
+
+/// A plan of tiles of `rows` rows, the K-steps its busiest SM runs
+/// (ch16::busiest_steps(), the chapters' counts), and each of its blocks'
+/// work: [tile, first_step, end_step].
+ladder::Json plan_json(const ch16::LastRound& r, int rows, int sms) {
   ladder::Json out = ladder::Json::object();
   out.set("bm", ladder::Json::number(rows));
+  out.set("busiest_steps", ladder::Json::number(static_cast<double>(ch16::busiest_steps(r, sms))));
   out.set("tiles", ladder::Json::number(r.tiles));
   out.set("whole_tiles", ladder::Json::number(r.whole_tiles));
   out.set("slices", ladder::Json::number(r.slices));
@@ -108,8 +120,31 @@ int main(int argc, char** argv) {
   out.set("sms", ladder::Json::number(sms));
   out.set("bn", ladder::Json::number(ch16::BN));
   out.set("bk", ladder::Json::number(ch16::BK));
-  out.set("uncut", plan_json(uncut, uncut_rows));
-  out.set("cut", plan_json(cut, cut_rows));
+  out.set("uncut", plan_json(uncut, uncut_rows, sms));
+  out.set("cut", plan_json(cut, cut_rows, sms));
+  // What the chapter's own launcher runs, and the share of the GPU its count
+  // says it uses: its even spread over its busiest SM's count. Chapter 16's
+  // launcher runs the uncut plan (its count: the floats the busiest SM
+  // copies, (BM + BN) * BK a step, so the share is a ratio of steps).
+  // Chapter 17's, launch_3xtf32_by_count(), cuts the last round of the tile
+  // whose split_steps() is the smaller (the 64-row tile's steps priced at
+  // kNarrowSplitStep of the 128-row tile's).
+  ladder::Json launcher = ladder::Json::object();
+  if (tf32) {
+    launcher.set("bm", uncut_rows);
+    launcher.set("cut", false);
+    launcher.set("busy_share",
+                 ladder::Json::number(even_steps(uncut_rows, m, n, k, sms) /
+                                      static_cast<double>(ch16::busiest_steps(uncut, sms))));
+  } else {
+    const double square = ch16::split_steps<ch16::Split>(m, n, k, sms);
+    const double narrow = ch16::split_steps<ch16::SplitNarrow>(m, n, k, sms);
+    launcher.set("bm", narrow < square ? ch16::SplitNarrow::BM : ch16::Split::BM);
+    launcher.set("cut", true);
+    launcher.set("busy_share", ladder::Json::number(even_steps(Tile::BM, m, n, k, sms) /
+                                                    std::min(square, narrow)));
+  }
+  out.set("launcher", launcher);
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -147,7 +147,14 @@ ladder::Json plan_json(const ch13::Plan& p, const Size& z, const Gpu& g) {
   out.set("packed", p.packed);
   out.set("copies", copies(p, z, g));
   // What ch13::plan() compares: Small's count times kSmallSlowdown.
-  out.set("weighted_cost", p.small ? ch13::kSmallSlowdown * p.cost : static_cast<double>(p.cost));
+  const double weighted = p.small ? ch13::kSmallSlowdown * p.cost : static_cast<double>(p.cost);
+  out.set("weighted_cost", weighted);
+  // The same work spread evenly over the SMs, in the count's unit (elements
+  // of C times K-steps of BK on one SM), with nothing lost to rounds,
+  // segments, copies or a second pass: how much of the GPU the plan uses.
+  static_assert(ch13::Big::BK == ch13::Small::BK, "one K-step for both tilings");
+  const double even = 1.0 * z.M * z.N * (1.0 * z.K / ch13::Big::BK) / g.sms;
+  out.set("busy_share", even / weighted);
   return out;
 }
 

@@ -26,7 +26,9 @@ docs/_ext/ladder_figures.py.
     the random problems (results/<gpu>/random.json,
     ladder_tools.random_problems): per GPU that measured the chapter or the
     problems, the seed, how many of the problems meet the kernel's goal and
-    every miss with its %; "not measured on this GPU yet" for a GPU with no
+    a table of every miss with its %, the share of the GPU the kernel's count
+    keeps busy, the % that count predicts and the costliest cause
+    (ladder_tools.misses); "not measured on this GPU yet" for a GPU with no
     random.json.
 ``{ladder}`01-naive:4096:gflops```
     one value inline (see ladder_tools.values.parse_value_request for the forms).
@@ -55,7 +57,8 @@ from ladder_base import (
 )
 from ladder_figures import figure_nodes
 from ladder_nodes import paragraph, table
-from ladder_tools import goals, random_problems, results, values
+from ladder_tools import goals, misses, random_problems, results, values
+from ladder_tools.binaries import AnalysisError
 from ladder_tools.formatting import (
     DASH,
     format_error,
@@ -373,19 +376,42 @@ def _random_draw_sentence() -> str:
             "at the goal or over it.")
 
 
-def _random_verdict(verdict: results.RandomVerdict, seed: int) -> nodes.paragraph:
-    """Seed, count and every miss of one kernel on one GPU's problems."""
+MISSES_HEADER = ["problem", "GPU busy", "measured / predicted", "cause"]
+
+
+def _random_verdict(verdict: results.RandomVerdict, seed: int,
+                    explained: list[misses.Miss]) -> list[nodes.Node]:
+    """Seed, count and every miss of one kernel on one GPU's problems, each
+    miss with what the kernel's count says of it (ladder_tools.misses)."""
     text = (f"Seed {seed}: {verdict.met} of the {verdict.total} random problems meet the "
-            f"goal, at least {verdict.percent:g}% of {verdict.against}. ")
-    misses = []
-    for size, pct, why in verdict.misses:
-        if why == "below the goal":
-            misses.append(f"{format_size(size)} ({format_percent(pct)})")
-        else:
-            shown = f"{format_percent(pct)}, " if pct is not None else ""
-            misses.append(f"{format_size(size)} ({shown}{why})")
-    text += f"Misses: {_listed(misses)}." if misses else "No miss."
-    return paragraph(text, ["ladder-random"])
+            f"goal, at least {verdict.percent:g}% of {verdict.against}.")
+    if not verdict.misses:
+        return [paragraph(text + " No miss.", ["ladder-random"])]
+    rows = []
+    for miss, (_, _, why) in zip(explained, verdict.misses, strict=True):
+        cause = miss.cause(verdict.percent) if why == "below the goal" else why
+        measured = format_percent(miss.percent) if miss.percent is not None else DASH
+        predicted = format_percent(miss.predicted) if miss.predicted is not None else DASH
+        rows.append([format_size(miss.size), format_percent(100 * miss.busy),
+                     f"{measured} / {predicted}", cause or "not predicted"])
+    return [paragraph(text + " The misses:", ["ladder-random"]),
+            table([MISSES_HEADER], rows, ["ladder-random-misses"])]
+
+
+def _misses_sentence(slug: str, against: str, unpredicted: bool) -> str:
+    """How the misses table's last three columns are computed."""
+    size = str(misses.REFERENCE_SIZE[0])
+    return (f"GPU busy is the share of the SMs' time that {slug}'s launcher keeps busy on "
+            "the problem by its own count: the work spread evenly over the SMs, over the "
+            f"count of the plan it picks. The prediction scales the kernel's % of {against} "
+            f"at {size} on this GPU by the problem's busy share over {size}'s. A miss is "
+            f"then three factors: {misses.RATE} (the kernel's % there over the goal), "
+            f"{misses.SCHEDULE} (the busy shares' ratio, what the count sees) and "
+            f"{misses.STEP} (measured over predicted, what the count leaves out: a slower "
+            f"step at this shape, a copy, or a cuBLAS faster than at {size}). The cause "
+            "is the factor that costs the most."
+            + (f" Without the kernel's result at {size} on this GPU there is no prediction."
+               if unpredicted else ""))
 
 
 class RandomDirective(LadderMixin, SphinxDirective):
@@ -437,6 +463,26 @@ class RandomDirective(LadderMixin, SphinxDirective):
                            ["ladder-random", "ladder-not-measured"])
         return block
 
+    def _explained(self, drawn: results.RandomResult, slug: str,
+                   verdict: results.RandomVerdict) -> list[misses.Miss]:
+        """The misses with their counts, from the tools that hold the
+        chapter's count and the chapter's result at 4096 on the same GPU."""
+        goal = random_problems.RANDOM_CHAPTERS[slug]
+        sizes = [size for size, _, _ in verdict.misses]
+        sms = drawn.data["chapters"][slug]["provenance"].get("sm_count")
+        if not sms:
+            raise self.error(f"{self.name} {slug}: {drawn.path} gives no sm_count for {slug}")
+        try:
+            shares, tools = misses.busy_shares(slug, [*sizes, misses.REFERENCE_SIZE], sms,
+                                               self.repo_root, self.build_dir, drawn.gpu)
+        except AnalysisError as error:
+            raise self.error(f"{self.name} {slug}: {error}") from error
+        for tool in tools:
+            self.track(tool)
+        chapter = results.load_chapter_result(self.results_root, drawn.gpu, slug, self.repo_root)
+        reference = chapter.timed_at(misses.REFERENCE_SIZE) if chapter is not None else None
+        return misses.explained(verdict, goal.field, shares, reference)
+
     def _judged(self, drawn: results.RandomResult, slug: str, explain: bool) -> nodes.Node:
         block = nodes.container(classes=["ladder-results"])
         block += self._heading(drawn.data["gpu"])
@@ -445,7 +491,12 @@ class RandomDirective(LadderMixin, SphinxDirective):
             block += stale_notice(self.env, "Stale result", drawn.data["gpu"])
         if explain:
             block += paragraph(_random_draw_sentence())
-        block += _random_verdict(drawn.verdict(slug), drawn.seed)
+        verdict = drawn.verdict(slug)
+        explained = self._explained(drawn, slug, verdict)
+        block += _random_verdict(verdict, drawn.seed, explained)
+        if explain and verdict.misses:
+            unpredicted = any(miss.predicted is None for miss in explained)
+            block += paragraph(_misses_sentence(slug, verdict.against, unpredicted))
         block += provenance_paragraph(self.env, results.provenance_line(drawn))
         return block
 

@@ -53,6 +53,7 @@ def binary_output(slug: str, problems: list, pct=lambda index: 120.0, seed: int 
              for i, p in enumerate(problems)]
     return {"schema": 1, "chapter": slug, "title": slug,
             "provenance": {"gpu": FIXTURE_GPU, "gpu_slug": "h200", "compute_capability": "9.0",
+                           "sm_count": 132,
                            "driver": "0.0", "cuda_runtime": "0.0", "cublas": "0.0.0",
                            "date": "2000-01-01T00:00:00Z", "git_commit": "0000000fixture",
                            "source": f"chapters/{slug}/kernel.cu",
