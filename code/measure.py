@@ -32,10 +32,11 @@ and exits with 1. It prints progress as it goes (each benchmark run with an
 estimate of the time left) and a summary table last. Nothing in results/ is
 written any other way.
 
---quick is a first look, in about 3 minutes on a Hopper GPU, build
+--quick is a first look, in under 3 minutes on a Hopper GPU, build
 included: it builds the chapter binaries alone, caps every size list at
 2048 (a square or MxNxK problem with any dimension over 2048 is dropped),
-and runs no GPU tests, sanitizer, ncu or random problems. Its results are
+warms up 50 ms before each size instead of 300, and runs no GPU tests,
+sanitizer, ncu or random problems. Its results are
 partial, so it writes nothing to results/ (whose full results it would
 replace): it prints the table and leaves its files in a temporary folder.
 """
@@ -83,6 +84,12 @@ RANDOM = "random"
 RANDOM_CHAPTERS = list(random_problems.RANDOM_CHAPTERS)
 # --quick's cap: a size with any dimension over it is not measured.
 QUICK_LIMIT = 2048
+# --quick's warm-up before each size, in ms (the binaries' --warmup-ms; 300
+# by default). Warm-up at every size took most of a quick run's time: 16-wgmma
+# spent 2.4 s of its 2.5 s warming up its eight sizes. Each binary's first size
+# finds the GPU warm from the last binary's run, and the run writes nothing to
+# results/, so a first look warms up for less.
+QUICK_WARMUP_MS = 50
 BASELINE_SOURCE = "code/tools/baseline.cu"
 # The fuzzer's own files (each fuzz program is also built from its chapter's
 # kernel header, which the chapters' inputs hold).
@@ -314,18 +321,20 @@ def capped(sizes: list[str], limit: int | None) -> list[str]:
 
 
 def benchmark(program: Program, out: Path, sizes: list[str], extras: bool = True,
-              limit: int | None = None) -> dict:
+              limit: int | None = None, warmup_ms: float | None = None) -> dict:
     """Times `program` at `sizes` and, with `extras`, at the sizes its
     chapter lists besides (extra_sizes()), leaving out every size with a
-    dimension over `limit` (--quick: QUICK_LIMIT)."""
+    dimension over `limit` (--quick: QUICK_LIMIT), each size after a warm-up
+    of `warmup_ms` (None: the binary's own; --quick: QUICK_WARMUP_MS)."""
     sizes = capped(distinct(sizes + (extra_sizes(program) if extras else [])), limit)
     if not sizes:  # --quick --sizes 4096: nothing under the cap (no run, no result)
         say(f"{program.name}: no size within {limit} in every dimension; not run")
         PROGRESS.total -= 1
         return {"returncode": 0}
     PROGRESS.start(f"benchmarking {program.name} at {' '.join(sizes)}")
+    warmup = [] if warmup_ms is None else ["--warmup-ms", f"{warmup_ms:g}"]
     done = run([*program.command, "--sizes", *sizes, "--budget-s", str(TIME_BUDGET_S),
-                "--json", str(out)])
+                *warmup, "--json", str(out)])
     PROGRESS.end()
     print(done.stdout, end="", flush=True)
     if done.returncode != 0:
@@ -564,10 +573,11 @@ def main() -> int:
                         help=f"only these chapters (folder names, '{TRANSPOSE}' for chapter 10's "
                              f"exercise and '{RANDOM}' for the random problems); default all")
     parser.add_argument("--quick", action="store_true",
-                        help=f"a first look in about 3 minutes: the chapter binaries alone are "
+                        help=f"a first look in under 3 minutes: the chapter binaries alone are "
                              f"built, every size with a dimension over {QUICK_LIMIT} is dropped, "
-                             "no GPU tests, sanitizer, ncu or random problems, and nothing is "
-                             "written to results/")
+                             f"each size warms up {QUICK_WARMUP_MS:g} ms, no GPU tests, "
+                             "sanitizer, ncu or random problems, and nothing is written to "
+                             "results/")
     parser.add_argument("--sizes", nargs="*", default=None,
                         help=f"square sizes to benchmark (default {' '.join(SIZES)})")
     parser.add_argument("--changed", action="store_true",
@@ -638,7 +648,8 @@ def main() -> int:
     status = {}
     for program in programs:
         status[program.name] = benchmark(program, staging / "chapters" / f"{program.name}.json",
-                                         sizes, limit=limit)
+                                         sizes, limit=limit,
+                                         warmup_ms=QUICK_WARMUP_MS if args.quick else None)
 
     transpose_json = staging / "transpose.json"
     if transpose:

@@ -201,8 +201,11 @@ def test_a_quick_run_caps_every_size_at_2048(monkeypatch, tmp_path):
     monkeypatch.setattr(measure, "run", lambda command, **_: asked.append(command) or Done())
     program = measure.Program("16-wgmma", "16-wgmma", ("bin/16-wgmma",))
     measure.benchmark(program, tmp_path / "out.json", ["256", "512", "4096"],
-                      limit=measure.QUICK_LIMIT)
+                      limit=measure.QUICK_LIMIT, warmup_ms=measure.QUICK_WARMUP_MS)
     measure.benchmark(program, tmp_path / "out.json", ["256", "512", "4096"])
+    # The quick run warms up for less; the full one leaves the binary's own.
+    assert asked[0][asked[0].index("--warmup-ms") + 1] == f"{measure.QUICK_WARMUP_MS:g}"
+    assert "--warmup-ms" not in asked[1]
     quick, full = (c[c.index("--sizes") + 1:c.index("--budget-s")] for c in asked)
     assert quick[:2] == ["256", "512"] and "1000x1000x1000" in quick
     assert all(max(measure.dims(size)) <= 2048 for size in quick)

@@ -363,7 +363,7 @@ def fake_measure(tmp_path, monkeypatch):
                      "failed": [], "skipped": []},
            "edit": lambda name, result: None, "clean": True}
 
-    def benchmark(program, out, sizes, extras=True, limit=None):
+    def benchmark(program, out, sizes, extras=True, limit=None, warmup_ms=None):
         committed = REFERENCE / "chapters" / f"{program.name}.json"
         if not committed.exists():  # not measured yet: another chapter's numbers
             committed = REFERENCE / "chapters" / f"{MEASURED[0]}.json"
