@@ -16,8 +16,9 @@ is then the product of three factors, each 1 where it costs nothing:
 
 * the rate at 4096: the kernel's % there over the goal (1 when it meets it);
 * the schedule: the problem's busy share over 4096's, what the count sees;
-* a step: the measured % over the predicted, what the count leaves out (a
-  slower step at this shape, a copy, a cuBLAS faster than at 4096).
+* outside the count: the measured % over the predicted, what the count
+  leaves out (a slower step at this shape, a copy, a cuBLAS faster than at
+  4096).
 
 The cause named is the factor that costs the most.
 """
@@ -32,7 +33,7 @@ from ladder_tools.binaries import AnalysisError, require_binary, tool_json
 
 #: The size whose measured % the prediction scales: every chapter measures it.
 REFERENCE_SIZE = (4096, 4096, 4096)
-RATE, SCHEDULE, STEP = "the rate at 4096", "the schedule", "a step"
+RATE, SCHEDULE, STEP = "the rate at 4096", "the schedule", "outside the count"
 
 
 @dataclass(frozen=True)

@@ -376,7 +376,7 @@ def _random_draw_sentence() -> str:
             "at the goal or over it.")
 
 
-MISSES_HEADER = ["problem", "GPU busy", "measured / predicted", "cause"]
+MISSES_HEADER = ["problem", "busy, by the count", "% measured / predicted", "cause"]
 
 
 def _random_verdict(verdict: results.RandomVerdict, seed: int,
@@ -398,20 +398,27 @@ def _random_verdict(verdict: results.RandomVerdict, seed: int,
             table([MISSES_HEADER], rows, ["ladder-random-misses"])]
 
 
-def _misses_sentence(slug: str, against: str, unpredicted: bool) -> str:
-    """How the misses table's last three columns are computed."""
+def _misses_sentence(slug: str, against: str, explained: list[misses.Miss]) -> str:
+    """How the misses table's last three columns are computed, with the
+    numbers at 4096 that every prediction scales."""
     size = str(misses.REFERENCE_SIZE[0])
-    return (f"GPU busy is the share of the SMs' time that {slug}'s launcher keeps busy on "
-            "the problem by its own count: the work spread evenly over the SMs, over the "
-            f"count of the plan it picks. The prediction scales the kernel's % of {against} "
-            f"at {size} on this GPU by the problem's busy share over {size}'s. A miss is "
-            f"then three factors: {misses.RATE} (the kernel's % there over the goal), "
-            f"{misses.SCHEDULE} (the busy shares' ratio, what the count sees) and "
-            f"{misses.STEP} (measured over predicted, what the count leaves out: a slower "
-            f"step at this shape, a copy, or a cuBLAS faster than at {size}). The cause "
-            "is the factor that costs the most."
-            + (f" Without the kernel's result at {size} on this GPU there is no prediction."
-               if unpredicted else ""))
+    first = explained[0]
+    if first.reference_percent is None:
+        reference = (f"Without {slug}'s result at {size} on this GPU there is no prediction "
+                     f"(its busy share at {size}: {format_percent(100 * first.reference_busy)}).")
+    else:
+        reference = (f"At {size}, {slug} runs at {format_percent(first.reference_percent)} of "
+                     f"{against} (the chapter's table, against the cuBLAS run beside it), "
+                     f"{format_percent(100 * first.reference_busy)} busy.")
+    return (f"Busy is the share of the SMs' time that {slug}'s launcher keeps busy on the "
+            "problem by its own count: the work spread evenly over the SMs, divided by the "
+            f"count of the plan it picks. The prediction is the kernel's % of {against} at "
+            f"{size} times the problem's busy share, divided by the busy share at {size}. "
+            f"{reference} A miss is then three factors: {misses.RATE} (the % there divided "
+            f"by the goal, at most 1), {misses.SCHEDULE} (the two busy shares' ratio: what "
+            f"the count sees) and {misses.STEP} (measured divided by predicted: a slower step "
+            f"at this shape, a copy, or a cuBLAS faster than at {size}). The cause is the "
+            "smallest factor.")
 
 
 class RandomDirective(LadderMixin, SphinxDirective):
@@ -495,8 +502,7 @@ class RandomDirective(LadderMixin, SphinxDirective):
         explained = self._explained(drawn, slug, verdict)
         block += _random_verdict(verdict, drawn.seed, explained)
         if explain and verdict.misses:
-            unpredicted = any(miss.predicted is None for miss in explained)
-            block += paragraph(_misses_sentence(slug, verdict.against, unpredicted))
+            block += paragraph(_misses_sentence(slug, verdict.against, explained))
         block += provenance_paragraph(self.env, results.provenance_line(drawn))
         return block
 

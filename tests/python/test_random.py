@@ -320,7 +320,7 @@ def test_the_directive_shows_the_seed_the_count_and_every_miss(sphinx_python, tm
             "cuBLAS SGEMM.") in text
     # Each miss is a row: its size, its %, the share of the GPU the count
     # keeps busy, and no prediction (chapter 13 has no result at 4096 here).
-    assert "The misses: problem GPU busy measured / predicted cause" in text
+    assert "The misses: problem busy, by the count % measured / predicted cause" in text
     for index in (3, 20):
         p = problems[index]
         assert re.search(rf"{p['M']} × {p['N']} × {p['K']} \d+(\.\d)?% 96\.[23]% / — "
