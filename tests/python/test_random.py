@@ -353,3 +353,19 @@ def test_a_stale_file_is_shown_under_a_warning(sphinx_python, tmp_path):
     text = build_page(sphinx_python, tmp_path, results_dir)
     assert text.count("Stale result") == 2
     assert "Seed 8: 24 of the 24" in text
+
+
+@pytest.mark.parametrize("slug", list(rp.RANDOM_CHAPTERS))
+def test_each_final_page_states_the_goal_the_random_problems_hold(slug):
+    """The random problems judge a final kernel by the goal its page's
+    {ladder-goals} list states first: the same % of the same cuBLAS."""
+    from ladder_tools import goals
+
+    page = (ROOT / "chapters" / slug / "chapter.md").read_text()
+    block = re.search(r"```\{ladder-goals\} " + re.escape(slug) + r"\n(.*?)```", page, re.S)
+    assert block, f"chapters/{slug}/chapter.md has no {{ladder-goals}} {slug} list"
+    lines = [line for line in block.group(1).splitlines() if line and not line.startswith(":")]
+    first = goals.parse_goal(lines[0])
+    goal = rp.RANDOM_CHAPTERS[slug]
+    assert first.percent == goal.percent
+    assert goals.AGAINST[first.against] == goals.AGAINST[goal.against]
