@@ -34,7 +34,8 @@
 //             where each of the row's eight pieces landed.
 //   --time N  also times the pipeline kernel at N^3 (N a multiple of 128):
 //             a first look for development, not a number for the book.
-// Exit: 0 when every check holds, 1 when one fails, 77 without an sm_90 GPU.
+// Exit: 0 when every check holds, 1 when one fails, 2 for a bad command line,
+// 77 without an sm_90 GPU.
 //
 // Build alone (wgmma needs the sm_90a target):
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I../.. -I../include \
@@ -44,10 +45,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "chapters/16-wgmma/kernel.cuh"  // mbarrier, TMA and wgmma; the GEMM
+#include "cli.hpp"
 
 namespace {
 
@@ -522,20 +523,12 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
 int main(int argc, char** argv) {
   bool print_map = false;
   int time_size = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--map") == 0) {
-      print_map = true;
-    } else if (std::strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
-      time_size = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: hopper_probe [--map] [--time N]\n");
-      return 2;
-    }
-  }
-  if (time_size % 128 != 0) {
-    std::fprintf(stderr, "hopper_probe: --time takes a multiple of 128\n");
-    return 2;
-  }
+  ladder::ArgParser parser;
+  parser.flag("--map", &print_map)
+      .value("--time", tools::integer_into("--time", 128, 1 << 14, &time_size));
+  tools::parse_or_fail("hopper_probe", parser, "usage: hopper_probe [--map] [--time N]\n", argc,
+                       argv);
+  if (time_size % 128 != 0) tools::fail("hopper_probe", "--time takes a multiple of 128");
   int devices = 0;
   cudaDeviceProp prop{};
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 ||

@@ -129,3 +129,21 @@ def test_without_a_gpu_the_binary_skips_with_77(build_dir):
         # Without NVIDIA's kernel driver, CUDA's "driver version is
         # insufficient" would send the user off to upgrade a driver.
         assert "driver" not in done.stderr, done.stderr
+
+
+#: The CPU tools of code/tools and the GPU probe, which share one parser
+#: (code/tools/cli.hpp over the harness's ArgParser).
+TOOLS = ("bankmap", "warpmap", "fragmap", "tailplan", "lastround", "archs", "hopper_probe")
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_tool_refuses_an_unknown_argument_in_one_line(build_dir, tool):
+    binary = build_dir / "bin" / tool
+    if not binary.is_file():
+        pytest.skip(f"{tool} is not built (hopper_probe: only where the build targets sm_90)")
+    done = run(binary, "--no-such-option")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"{tool}: unknown argument '--no-such-option' "
+                                        "(try --help)"]
+    helped = run(binary, "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith(f"usage: {tool}")
