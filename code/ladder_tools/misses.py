@@ -54,8 +54,9 @@ class Miss:
         return self.reference_percent * self.busy / self.reference_busy
 
     def factors(self, goal: float) -> dict[str, float] | None:
-        """The miss as RATE x SCHEDULE x STEP (measured over the goal), None
-        without a measured % or a prediction."""
+        """The miss as three factors, RATE x SCHEDULE x STEP: their product is
+        the measured % over the goal (over the rate at 4096 where that meets
+        the goal). None without a measured % or a prediction."""
         if self.percent is None or self.predicted is None or self.reference_percent is None:
             return None
         return {RATE: min(1.0, self.reference_percent / goal),
