@@ -34,6 +34,10 @@ from ladder_tools.binaries import AnalysisError, require_binary, tool_json
 #: The size whose measured % the prediction scales: every chapter measures it.
 REFERENCE_SIZE = (4096, 4096, 4096)
 RATE, SCHEDULE, STEP = "the rate at 4096", "the schedule", "outside the count"
+#: lastround's arguments for the Part II chapters whose count it holds:
+#: chapter 16's TF32 launcher, chapter 17's 3xTF32 one (chapter 13's count is
+#: tailplan's).
+LASTROUND_ARGUMENTS = {"16-wgmma": ["--tf32"], "17-3xtf32-wgmma": []}
 
 
 @dataclass(frozen=True)
@@ -75,19 +79,18 @@ def busy_shares(slug: str, sizes: list[tuple[int, int, int]], sms: int, repo_roo
     `sms` SMs, and the tools read."""
     if slug == tailplan.CHAPTER:
         shape, _, _ = tailplan.tail_gpu(repo_root, build, gpu, sms)
-        if shape is None:
-            raise AnalysisError(f"no result of {gpu} gives its SMs")
+        assert shape is not None  # the SMs are given
         tool = require_binary(build, "tailplan")
         plans = tailplan.run_plans(tool, shape, sizes)
         return ({(s["M"], s["N"], s["K"]): s["variants"]["default"]["busy_share"]
                  for s in plans["sizes"]}, [tool])
-    if slug not in ("16-wgmma", "17-3xtf32-wgmma"):
+    if slug not in LASTROUND_ARGUMENTS:
         raise AnalysisError(f"no count for {slug}")
     tool = require_binary(build, "lastround")
-    extra = ["--tf32"] if slug == "16-wgmma" else []
     shares = {}
     for m, n, k in sizes:
-        plan = tool_json(tool, ["--sms", str(sms), "--size", f"{m}x{n}x{k}", *extra])
+        plan = tool_json(tool, ["--sms", str(sms), "--size", f"{m}x{n}x{k}",
+                                *LASTROUND_ARGUMENTS[slug]])
         shares[(m, n, k)] = plan["launcher"]["busy_share"]
     return shares, [tool]
 

@@ -17,7 +17,7 @@ import pytest
 
 import random_fixture
 from common import ROOT, load_command
-from ladder_tools import pending, results
+from ladder_tools import goals, pending, results
 from ladder_tools import random_problems as rp
 from ladder_tools import results_check as rc
 
@@ -359,8 +359,6 @@ def test_a_stale_file_is_shown_under_a_warning(sphinx_python, tmp_path):
 def test_each_final_page_states_the_goal_the_random_problems_hold(slug):
     """The random problems judge a final kernel by the goal its page's
     {ladder-goals} list states first: the same % of the same cuBLAS."""
-    from ladder_tools import goals
-
     page = (ROOT / "chapters" / slug / "chapter.md").read_text()
     block = re.search(r"```\{ladder-goals\} " + re.escape(slug) + r"\n(.*?)```", page, re.S)
     assert block, f"chapters/{slug}/chapter.md has no {{ladder-goals}} {slug} list"
