@@ -142,6 +142,8 @@ def test_every_tool_refuses_an_unknown_argument_in_one_line(build_dir, tool):
     if not binary.is_file():
         pytest.skip(f"{tool} is not built (hopper_probe: only where the build targets sm_90)")
     done = run(binary, "--no-such-option")
+    if done.returncode == 77 and "compiled as a check only" in done.stderr:
+        pytest.skip(f"{tool} was compiled as a check alone (no GPU at configure time)")
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [f"{tool}: unknown argument '--no-such-option' "
                                         "(try --help)"]

@@ -1,0 +1,59 @@
+# Programs that only a GPU can run, on a machine that has none.
+#
+# The differential fuzzers (tests/gpu), the cut-twice test (tests/cpp) and
+# the Hopper probe (code/tools) do nothing without a GPU: their tests exit
+# with 77 and CTest reports them skipped. Compiling them in full costs a
+# 2-core machine about two minutes, most of it in the optimizer and ptxas.
+# So where configure finds no GPU, ladder_gpu_only(<target>) compiles the
+# program as a check alone: the front end runs over every line (templates,
+# static_assert, #error) and writes PTX for the virtual architecture without
+# optimizing it (-Xcicc -O0); ptxas does not run. A guard linked in
+# (code/tools/gpu_only_guard.cpp) makes the program say so in one line and
+# exit with 77, so its test is still reported skipped, and the unoptimized
+# PTX never reaches a GPU. The chapters' own programs, which the book runs
+# for their --describe, are built in full everywhere.
+#
+# LADDER_GPU_FOUND (cached) is ON where `nvidia-smi -L` lists a GPU.
+# Configure with -DLADDER_GPU_FOUND=ON to build these programs in full on a
+# machine without one, for example to run them elsewhere.
+include_guard(GLOBAL)
+
+if(NOT DEFINED LADDER_GPU_FOUND)
+  set(_ladder_gpu_found OFF)
+  find_program(_ladder_gpu_smi nvidia-smi)
+  if(_ladder_gpu_smi)
+    execute_process(COMMAND ${_ladder_gpu_smi} -L
+      OUTPUT_VARIABLE _ladder_gpu_list RESULT_VARIABLE _ladder_gpu_rc ERROR_QUIET)
+    if(_ladder_gpu_rc EQUAL 0 AND _ladder_gpu_list MATCHES "GPU [0-9]+:")
+      set(_ladder_gpu_found ON)
+    endif()
+  endif()
+  set(LADDER_GPU_FOUND ${_ladder_gpu_found} CACHE BOOL
+    "a GPU was found at configure time: GPU-only programs are built in full (OFF: compiled as a check)")
+  if(NOT LADDER_GPU_FOUND)
+    message(STATUS "No GPU found: the GPU-only test programs are compiled as a check, not to run")
+  endif()
+endif()
+
+# ladder_gpu_only(<target>): without a GPU, <target> (an executable that only
+# a GPU can run) is compiled as a check and exits with 77 (see above); with
+# one, nothing changes.
+function(ladder_gpu_only target)
+  if(LADDER_GPU_FOUND)
+    return()
+  endif()
+  # Each architecture the target is built for, as its virtual (PTX) form:
+  # 90a-real becomes 90a-virtual, 90 becomes 90-virtual.
+  get_target_property(_archs ${target} CUDA_ARCHITECTURES)
+  if(NOT _archs)
+    set(_archs ${CMAKE_CUDA_ARCHITECTURES})
+  endif()
+  set(_virtual)
+  foreach(_arch IN LISTS _archs)
+    string(REGEX REPLACE "-(real|virtual)$" "" _arch ${_arch})
+    list(APPEND _virtual ${_arch}-virtual)
+  endforeach()
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${_virtual}")
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/code/tools/gpu_only_guard.cpp)
+endfunction()
