@@ -396,6 +396,11 @@ struct Plan {
 /// The most workspace the launcher asks for, in floats (1 GiB).
 constexpr long long kMaxWorkspaceFloats = 1ll << 28;
 
+/// The most slices split-K cuts a tile's K-steps into: enough for the
+/// fewest tiles, the 2 of Big at 256 x 256, to fill nearly a round of 132
+/// SMs with Big's 8-warp blocks (2 x 64 = 128 blocks).
+constexpr int kMaxSlices = 64;
+
 /// The fixed cost of a segment, in K-steps: the pipeline's prologue (a
 /// step's loads with nothing to hide them behind) and its store of C.
 constexpr int kSegmentOverheadSteps = 2;
@@ -492,7 +497,7 @@ struct Schemes {
 };
 
 /// The cheapest schedule of tiling T by cost(): one slice, or
-/// (schemes.split) 2 to 16 slices whose partial sums fit in `workspace`
+/// (schemes.split) 2 to kMaxSlices slices whose partial sums fit in `workspace`
 /// floats, or (schemes.stream_k) stream-K with one sharing block per slot,
 /// if it shares no more than kMaxSharedTiles tiles.
 template <class T>
@@ -502,7 +507,7 @@ Plan plan_for(int M, int N, int K, int sms, int blocks_per_sm, bool small, Schem
   Plan best{small, plain, cost<T>(plain, sms, blocks_per_sm), false, 0};
   const long long tiles = 1ll * plain.tiles_m * plain.tiles_n;
   std::vector<Schedule> others;
-  for (int slices = 2; schemes.split && slices <= 16 && slices <= plain.steps; ++slices) {
+  for (int slices = 2; schemes.split && slices <= kMaxSlices && slices <= plain.steps; ++slices) {
     const Schedule split = split_k<T>(M, N, K, slices);
     if (split.slices * split.elements <= workspace) others.push_back(split);
   }
@@ -736,6 +741,7 @@ inline ladder::Chapter chapter() {
   constants.push_back({"SEGMENT_OVERHEAD_STEPS", kSegmentOverheadSteps});
   constants.push_back({"SMALL_SLOWDOWN_PER_MILLE", static_cast<long long>(1000 * kSmallSlowdown)});
   constants.push_back({"MAX_SHARED_TILES", kMaxSharedTiles});
+  constants.push_back({"MAX_SLICES", kMaxSlices});
   constants.push_back(
       {"GENERAL_SLOWDOWN_PER_MILLE", static_cast<long long>(1000 * kGeneralSlowdown)});
   constants.push_back(
