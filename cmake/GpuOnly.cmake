@@ -1,8 +1,8 @@
 # Programs that only a GPU can run, on a machine that has none.
 #
-# The differential fuzzers (tests/gpu), the cut-twice test (tests/cpp) and
-# the Hopper probe (code/tools) do nothing without a GPU: their tests exit
-# with 77 and CTest reports them skipped. Compiling them in full costs a
+# The differential fuzzers (tests/gpu), the cut-twice test (tests/cpp), the
+# Hopper probe (code/tools) and the baseline (code) do nothing without a GPU:
+# the tests that run them exit with 77 and CTest reports them skipped. Compiling them in full costs a
 # 2-core machine about two minutes, most of it in the optimizer and ptxas.
 # So where configure finds no GPU, ladder_gpu_only(<target>) compiles the
 # program as a check alone: the front end runs over every line (templates,
