@@ -2,8 +2,9 @@
 #
 # The differential fuzzers (tests/gpu), the cut-twice test (tests/cpp), the
 # Hopper probe (code/tools) and the baseline (code) do nothing without a GPU:
-# the tests that run them exit with 77 and CTest reports them skipped. Compiling them in full costs a
-# 2-core machine about two minutes, most of it in the optimizer and ptxas.
+# the tests that run them exit with 77 and CTest reports them skipped.
+# Compiling them in full costs a 2-core machine about two minutes, most of it
+# in the optimizer and ptxas.
 # So where configure finds no GPU, ladder_gpu_only(<target>) compiles the
 # program as a check alone: the front end runs over every line (templates,
 # static_assert, #error) and writes PTX for the virtual architecture without
