@@ -1,22 +1,23 @@
 # Programs that only a GPU can run, on a machine that has none.
 #
 # The differential fuzzers (tests/gpu), the cut-twice test (tests/cpp), the
-# Hopper probe (code/tools) and the baseline (code) do nothing without a GPU:
-# the tests that run them exit with 77 and CTest reports them skipped.
-# Compiling them in full costs a 2-core machine about two minutes, most of it
-# in the optimizer and ptxas.
+# Hopper probe (code/tools) and the baseline (code, run by the measure command
+# alone) do nothing without a GPU: the tests that run them exit with 77 and
+# CTest reports them skipped. Compiling them in full costs a 2-core machine
+# about two minutes, most of it in the optimizer and ptxas.
 # So where configure finds no GPU, ladder_gpu_only(<target>) compiles the
 # program as a check alone: the front end runs over every line (templates,
 # static_assert, #error) and writes PTX for the virtual architecture without
-# optimizing it (-Xcicc -O0); ptxas does not run. A guard linked in
+# optimizing it (-Xcicc -O0); ptxas does not run, so the inline PTX (asm)
+# is checked by the CMake build of the chapters alone. A guard linked in
 # (code/tools/gpu_only_guard.cpp) makes the program say so in one line and
 # exit with 77, so its test is still reported skipped, and the unoptimized
 # PTX never reaches a GPU. The chapters' own programs, which the book runs
 # for their --describe, are built in full everywhere.
 #
-# LADDER_GPU_FOUND (cached) is ON where `nvidia-smi -L` lists a GPU.
-# Configure with -DLADDER_GPU_FOUND=ON to build these programs in full on a
-# machine without one, for example to run them elsewhere.
+# LADDER_GPU_FOUND (cached) is ON where `nvidia-smi -L` lists a GPU when a
+# build folder is first configured. Configure with -DLADDER_GPU_FOUND=ON to
+# build these programs in full in a folder first configured without one.
 include_guard(GLOBAL)
 
 if(NOT DEFINED LADDER_GPU_FOUND)
@@ -31,9 +32,10 @@ if(NOT DEFINED LADDER_GPU_FOUND)
   endif()
   set(LADDER_GPU_FOUND ${_ladder_gpu_found} CACHE BOOL
     "a GPU was found at configure time: GPU-only programs are built in full (OFF: compiled as a check)")
-  if(NOT LADDER_GPU_FOUND)
-    message(STATUS "No GPU found: the GPU-only test programs are compiled as a check, not to run")
-  endif()
+endif()
+if(NOT LADDER_GPU_FOUND)
+  message(STATUS "LADDER_GPU_FOUND is OFF: the GPU-only programs are compiled as a check, "
+                 "not to run (cmake/GpuOnly.cmake)")
 endif()
 
 # ladder_gpu_only(<target>): without a GPU, <target> (an executable that only
@@ -44,16 +46,20 @@ function(ladder_gpu_only target)
     return()
   endif()
   # Each architecture the target is built for, as its virtual (PTX) form:
-  # 90a-real becomes 90a-virtual, 90 becomes 90-virtual.
+  # 90a-real becomes 90a-virtual, 90 becomes 90-virtual. A list that names
+  # no number (all, all-major, native) is left as it is: built in full.
   get_target_property(_archs ${target} CUDA_ARCHITECTURES)
   if(NOT _archs)
     set(_archs ${CMAKE_CUDA_ARCHITECTURES})
   endif()
   set(_virtual)
   foreach(_arch IN LISTS _archs)
-    string(REGEX REPLACE "-(real|virtual)$" "" _arch ${_arch})
-    list(APPEND _virtual ${_arch}-virtual)
+    if(NOT _arch MATCHES "^([0-9]+[af]?)(-real|-virtual)?$")
+      return()
+    endif()
+    list(APPEND _virtual ${CMAKE_MATCH_1}-virtual)
   endforeach()
+  list(REMOVE_DUPLICATES _virtual)
   set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${_virtual}")
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/code/tools/gpu_only_guard.cpp)

@@ -10,8 +10,9 @@ namespace {
 
 [[maybe_unused]] const int kRefused = [] {
   std::fputs(
-      "compiled as a check only (no GPU at configure time); configure on a machine with a GPU, "
-      "or with -DLADDER_GPU_FOUND=ON, to run it\n",
+      "compiled as a check only (no GPU when its build folder was configured); to run it, "
+      "configure a new build folder on a machine with a GPU, or this one with "
+      "-DLADDER_GPU_FOUND=ON\n",
       stderr);
   std::exit(77);
   return 0;
