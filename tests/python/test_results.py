@@ -542,5 +542,5 @@ def test_a_quick_run_builds_its_binaries_draws_nothing_and_writes_nothing(
     out = capsys.readouterr().out
     assert "random problems" not in out and "--quick writes nothing to results/" in out
     (targets,) = run["built"]
-    assert targets[0] == "baseline" and "ch13_tail" in targets and "transpose" in targets
+    assert targets[0] == "baseline" and "bin/13-tail" in targets and "transpose" in targets
     assert not any(t.startswith("fuzz") for t in targets)
