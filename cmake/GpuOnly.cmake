@@ -15,18 +15,21 @@
 # PTX never reaches a GPU. The chapters' own programs, which the book runs
 # for their --describe, are built in full everywhere.
 #
-# LADDER_GPU_FOUND (cached) is ON where `nvidia-smi -L` lists a GPU when a
-# build folder is first configured. Configure with -DLADDER_GPU_FOUND=ON to
+# LADDER_GPU_FOUND (cached) is ON where nvidia-smi reports a GPU's compute
+# capability when a build folder is first configured: the question the
+# top-level CMakeLists.txt asks to pick the architecture, with the same
+# nvidia-smi it found. Configure with -DLADDER_GPU_FOUND=ON to
 # build these programs in full in a folder first configured without one.
 include_guard(GLOBAL)
 
 if(NOT DEFINED LADDER_GPU_FOUND)
   set(_ladder_gpu_found OFF)
-  find_program(_ladder_gpu_smi nvidia-smi)
-  if(_ladder_gpu_smi)
-    execute_process(COMMAND ${_ladder_gpu_smi} -L
-      OUTPUT_VARIABLE _ladder_gpu_list RESULT_VARIABLE _ladder_gpu_rc ERROR_QUIET)
-    if(_ladder_gpu_rc EQUAL 0 AND _ladder_gpu_list MATCHES "GPU [0-9]+:")
+  find_program(_ladder_nvidia_smi nvidia-smi)  # cached: the top-level's
+  if(_ladder_nvidia_smi)
+    execute_process(
+      COMMAND ${_ladder_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+      OUTPUT_VARIABLE _ladder_gpu_cc RESULT_VARIABLE _ladder_gpu_rc ERROR_QUIET)
+    if(_ladder_gpu_rc EQUAL 0 AND _ladder_gpu_cc MATCHES "^[0-9]+\\.[0-9]+")
       set(_ladder_gpu_found ON)
     endif()
   endif()
