@@ -56,6 +56,7 @@ inline long long workspace(int M, int N, int K) {
 /// TF32.
 template <class T>
 long long parts_floats(int M, int K) {
+  if constexpr (!T::PASS_OVER_A) return 0;
   if constexpr (T::PRODUCTS == 1) return T::ROUNDED ? 1ll * M * K : 0;
   return (T::ROUNDED ? 3ll : 2ll) * M * K;
 }
@@ -99,7 +100,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   if (g.workspace_floats < parts) return ch14::launch<Fallback>(g, stream);
   // A's parts at the start of the workspace: small, big_finite, then big
   // (on TF32 rounded, big alone).
-  const long long part = 1ll * g.M * g.K;
+  const long long part = T::PASS_OVER_A ? 1ll * g.M * g.K : 0;
   float* small = g.workspace;
   float* big_finite = small + (T::PRODUCTS == 3 ? part : 0);
   float* big = big_finite + (T::PRODUCTS == 3 ? part : 0);
@@ -111,23 +112,26 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   static CUtensorMap map_a, map_b, map_small, map_big_finite;
   if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K ||
       g.workspace != last.workspace) {
-    // Rounded, wgmma reads A's rounded big part in place of A.
-    const float* a = T::ROUNDED ? big : g.A;
+    // Rounded by a pass, wgmma reads A's rounded big part in place of A.
+    const bool copies_parts = T::PRODUCTS == 3 && T::PASS_OVER_A;
+    const float* a = T::ROUNDED && T::PASS_OVER_A ? big : g.A;
     map_a = row_major_map(encode, a, g.M, g.K, T::BM);
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
-    map_small = T::PRODUCTS == 3 ? row_major_map(encode, small, g.M, g.K, T::BM) : map_a;
-    map_big_finite = T::PRODUCTS == 3 ? row_major_map(encode, big_finite, g.M, g.K, T::BM) : map_a;
+    map_small = copies_parts ? row_major_map(encode, small, g.M, g.K, T::BM) : map_a;
+    map_big_finite = copies_parts ? row_major_map(encode, big_finite, g.M, g.K, T::BM) : map_a;
     last = g;
   }
   static const int sms = ch13::sm_count();
-  // A pass over A first (3xTF32's split_a(), TF32's round_a()): 256 threads
-  // a block, at most 8 blocks an SM.
-  const long long count = 1ll * g.M * g.K;
-  const int blocks = static_cast<int>(std::min<long long>((count / 4 + 255) / 256, 8ll * sms));
-  if constexpr (T::PRODUCTS == 3) {
-    split_a<T::ROUNDED><<<blocks, 256, 0, stream>>>(g.A, count, small, big_finite, big);
-  } else if constexpr (T::ROUNDED) {
-    round_a<<<blocks, 256, 0, stream>>>(g.A, count, big);
+  if constexpr (T::PASS_OVER_A) {
+    // A pass over A first (3xTF32's split_a(), TF32's round_a()): 256
+    // threads a block, at most 8 blocks an SM.
+    const long long count = 1ll * g.M * g.K;
+    const int blocks = static_cast<int>(std::min<long long>((count / 4 + 255) / 256, 8ll * sms));
+    if constexpr (T::PRODUCTS == 3) {
+      split_a<T::ROUNDED><<<blocks, 256, 0, stream>>>(g.A, count, small, big_finite, big);
+    } else {
+      round_a<<<blocks, 256, 0, stream>>>(g.A, count, big);
+    }
   }
   float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
@@ -145,7 +149,7 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   config.stream = stream;
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = T::PRODUCTS == 3 || T::ROUNDED ? 1 : 0;
+  early.val.programmaticStreamSerializationAllowed = T::PASS_OVER_A ? 1 : 0;
   config.attrs = &early;
   config.numAttrs = 1;
   CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
@@ -265,6 +269,12 @@ inline ladder::Chapter chapter() {
                           "TF32 on wgmma, A and B truncated, the cut's tile, last round cut",
                           launch_by_count<Truncated, TruncatedWide, TruncatedNarrow, true>,
                           workspace_cut<Truncated, TruncatedWide, TruncatedNarrow>),
+       variant<OnChip>("on-chip", "TF32 on wgmma, A rounded on chip, the tile the count picks",
+                       launch_by_count<OnChip, OnChipWide, OnChipNarrow>, workspace_parts<OnChip>),
+       variant<OnChip>("on-chip-cut",
+                       "TF32 on wgmma, A rounded on chip, the cut's tile, last round cut",
+                       launch_by_count<OnChip, OnChipWide, OnChipNarrow, true>,
+                       workspace_cut<OnChip, OnChipWide, OnChipNarrow>),
        variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
        variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
        variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles")},

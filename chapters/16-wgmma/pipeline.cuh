@@ -26,19 +26,79 @@ __device__ float* aligned_tiles(unsigned char* raw) {
 
 // [stages]
 /// Each stage's barriers: "full" takes the producer's one arrival (with the
-/// bytes its copies bring), "empty" one arrival from every consumer thread.
+/// bytes its copies bring), "empty" one arrival from every consumer thread,
+/// and on chip "ready" one from every converter (convert_a_tiles()).
 /// The whole block waits until they are initialised.
-template <int STAGES_>
-__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty) {
+template <class T>
+__device__ void init_stage_barriers(uint64_t* full, uint64_t* empty, uint64_t* ready) {
   if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES_; ++s) {
+    for (int s = 0; s < T::STAGES; ++s) {
       mbarrier_init(&full[s], 1);
       mbarrier_init(&empty[s], CONSUMERS * WARPGROUP);
+      if constexpr (T::ON_CHIP) mbarrier_init(&ready[s], CONVERTERS);
     }
   }
   __syncthreads();
 }
 // [end]
+
+// [convert]
+/// On chip (T::ON_CHIP), the producer's CONVERTERS threads do what a pass
+/// over A would have done, one stage at a time: wait for the stage's copies,
+/// then turn A's tile into what the consumers' wgmma read. On TF32, A
+/// rounded in place (chapter 14's to_tf32(), as round_a()); on 3xTF32, A's
+/// parts beside B's tile (split_truncated(), or with A rounded chapter 14's
+/// split_tf32() and A's big part in place, as split_a()). Each float is
+/// changed where it lies, so the swizzle stays as the copy left it. The
+/// proxy fence orders these writes before wgmma reads them; then each
+/// converter arrives on the stage's "ready", which the consumers wait for.
+template <class T>
+__device__ void convert_a_tiles(float* tiles, uint64_t* full, uint64_t* ready, int steps,
+                                int converter) {
+  constexpr int A_FLOATS = T::BM * BK;
+  for (int kt = 0; kt < steps; ++kt) {
+    const int s = kt % T::STAGES;
+    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+    float* As = tiles + s * T::STAGE_FLOATS;
+    float* a_small = As + A_FLOATS + BN * BK;  // after B's tile, as the copies would put it
+    float* a_big_finite = a_small + A_FLOATS;
+    for (int i = 4 * converter; i < A_FLOATS; i += 4 * CONVERTERS) {
+      const float4 x = *reinterpret_cast<const float4*>(As + i);
+      if constexpr (T::PRODUCTS == 1) {
+        *reinterpret_cast<uint4*>(As + i) = make_uint4(ch14::to_tf32(x.x), ch14::to_tf32(x.y),
+                                                       ch14::to_tf32(x.z), ch14::to_tf32(x.w));
+      } else if constexpr (T::ROUNDED) {
+        const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y),
+                                  ch14::split_tf32(x.z), ch14::split_tf32(x.w)};
+        *reinterpret_cast<uint4*>(As + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
+        *reinterpret_cast<uint4*>(a_small + i) =
+            make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
+        *reinterpret_cast<uint4*>(a_big_finite + i) =
+            make_uint4(p[0].big_finite, p[1].big_finite, p[2].big_finite, p[3].big_finite);
+      } else {
+        float4 small, big_finite;
+        split_truncated(x.x, small.x, big_finite.x);
+        split_truncated(x.y, small.y, big_finite.y);
+        split_truncated(x.z, small.z, big_finite.z);
+        split_truncated(x.w, small.w, big_finite.w);
+        *reinterpret_cast<float4*>(a_small + i) = small;
+        *reinterpret_cast<float4*>(a_big_finite + i) = big_finite;
+      }
+    }
+    fence_proxy_async();
+    mbarrier_arrive(&ready[s]);
+  }
+}
+// [end]
+
+/// Waits until stage s of step kt holds what the consumers multiply: its
+/// copies, and on chip A's tile converted.
+template <class T>
+__device__ void wait_stage(uint64_t* full, uint64_t* ready, int kt) {
+  const int s = kt % T::STAGES;
+  mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+  if constexpr (T::ON_CHIP) mbarrier_wait(&ready[s], (kt / T::STAGES) & 1);
+}
 
 // [consume]
 /// B^T's fragment for one step of 8 along K of a stage's B tile: rows n0 and
@@ -51,15 +111,15 @@ __device__ void load_bt_fragment(float (&b)[4], const float* Bs, int step, int n
   b[3] = Bs[b_tile_index(k + 4, n0 + 8)];
 }
 
-/// One consumer's loop over K on TF32: for each stage, wait for its copies,
-/// load B^T's fragments, issue the stage's four wgmma, wait for them, and
-/// hand the stage back to the producer.
+/// One consumer's loop over K on TF32: for each stage, wait for it
+/// (wait_stage()), load B^T's fragments, issue the stage's four wgmma, wait
+/// for them, and hand the stage back to the producer.
 template <class T>
 __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
-                             uint64_t* empty, int steps, int n0, int t) {
+                             uint64_t* empty, uint64_t* ready, int steps, int n0, int t) {
   for (int kt = 0; kt < steps; ++kt) {
     const int s = kt % T::STAGES;
-    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+    wait_stage<T>(full, ready, kt);
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + T::BM * BK;
     // B^T's fragments for the stage's four steps, loaded before the first wgmma.
@@ -91,8 +151,8 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
 /// stages (256 along K) before an FFMA adds them into the accumulators.
 constexpr int kCorrectionStages = 8;
 
-/// The same on 3xTF32. The copies bring A's parts into the stage (small,
-/// then big_finite, after A's and B's tiles); the consumer splits its B^T
+/// The same on 3xTF32. A's parts lie in the stage after A's and B's tiles
+/// (small, then big_finite: copied, or converted on chip); the consumer splits its B^T
 /// fragments in registers (chapter 14's split_tf32()). For every SUM_STEPS
 /// steps the tensor cores sum big * big into `sum` from zero, and an FP32
 /// addition adds `sum` into d. The two corrections, small * big and
@@ -104,12 +164,12 @@ constexpr int kCorrectionStages = 8;
 /// correction.
 template <class T>
 __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
-                               uint64_t* empty, int steps, int n0, int t) {
+                               uint64_t* empty, uint64_t* ready, int steps, int n0, int t) {
   constexpr int A_FLOATS = T::BM * BK;
   float sum[T::BM / 2], corrections[T::BM / 2];
   for (int kt = 0; kt < steps; ++kt) {
     const int s = kt % T::STAGES;
-    mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
+    wait_stage<T>(full, ready, kt);
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + A_FLOATS;
     const float* a_small = Bs + BN * BK;

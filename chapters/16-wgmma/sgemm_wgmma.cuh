@@ -108,7 +108,8 @@ __device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, con
 ///
 /// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
 /// one of STAGES buffers (on 3xTF32 A's parts too, from map_small and
-/// map_big_finite).
+/// map_big_finite); on chip, its other warps convert A's tile in each
+/// (convert_a_tiles()).
 /// Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
 /// wgmma.m64n{BM}k8. A slice's block writes its sums, unscaled, into its
@@ -130,7 +131,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
   extern __shared__ unsigned char smem_raw[];
   float* tiles = aligned_tiles(smem_raw);
-  __shared__ uint64_t full[STAGES], empty[STAGES];
+  __shared__ uint64_t full[STAGES], empty[STAGES], ready[T::ON_CHIP ? STAGES : 1];
   const int warpgroup = threadIdx.x / WARPGROUP;
   // The block's share; its tile in chapter 12's grouped order.
   const BlockWork work = block_work(cut, blockIdx.x);
@@ -138,11 +139,11 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int tile_m = tile.row * BM, tile_n = tile.col * BN;
   const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
 
-  init_stage_barriers<STAGES>(full, empty);
-  // 3xTF32 and rounded TF32: this block may start while the pass over A
-  // (split_a() or round_a()) still runs (launch()); it waits here until that
-  // pass has finished and what it wrote is in memory.
-  if constexpr (T::PRODUCTS == 3 || T::ROUNDED) asm volatile("griddepcontrol.wait;" ::: "memory");
+  init_stage_barriers<T>(full, empty, ready);
+  // Where a pass over A runs first (split_a() or round_a()), this block may
+  // start while it still runs (launch()); it waits here until that pass has
+  // finished and what it wrote is in memory.
+  if constexpr (T::PASS_OVER_A) asm volatile("griddepcontrol.wait;" ::: "memory");
 
   if (warpgroup == 0) {  // the producer
     if constexpr (T::PRODUCER_REGISTERS > 0) release_registers<T::PRODUCER_REGISTERS>();
@@ -159,12 +160,15 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         tma_load_2d(As, &map_a, k, tile_m, &full[s]);
         for (int box = 0; box < BN / BOX_COLUMNS; ++box)
           tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, k, &full[s]);
-        if constexpr (T::PRODUCTS == 3) {  // A's parts, after B's tile
+        if constexpr (T::PRODUCTS == 3 && !T::ON_CHIP) {  // A's parts, after B's tile
           float* a_small = Bs + BN * BK;
           tma_load_2d(a_small, &map_small, k, tile_m, &full[s]);
           tma_load_2d(a_small + BM * BK, &map_big_finite, k, tile_m, &full[s]);
         }
       }
+    } else if constexpr (T::ON_CHIP) {
+      if (threadIdx.x >= WARPGROUP - CONVERTERS)  // A's tiles, converted on chip
+        convert_a_tiles<T>(tiles, full, ready, steps, threadIdx.x - (WARPGROUP - CONVERTERS));
     }
   } else {  // a consumer: its 64 columns of the tile (n), four warps of 16
     if constexpr (T::CONSUMER_REGISTERS > 0) claim_registers<T::CONSUMER_REGISTERS>();
@@ -174,9 +178,9 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int n0 = c_col(consumer_warp, lane, 0);  // rows n0 and n0 + 8 of B^T
     float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
     if constexpr (T::PRODUCTS == 1) {
-      consume_tf32<T>(d, tiles, full, empty, steps, n0, t);
+      consume_tf32<T>(d, tiles, full, empty, ready, steps, n0, t);
     } else {
-      consume_3xtf32<T>(d, tiles, full, empty, steps, n0, t);
+      consume_3xtf32<T>(d, tiles, full, empty, ready, steps, n0, t);
     }
     // A sum the tensor cores leave not finite is FP32's own ([not-finite]).
     const int k_end = work.end_step * BK < K ? work.end_step * BK : K;

@@ -18,6 +18,9 @@ constexpr int BOX_COLUMNS = 32;  ///< floats in one 128-byte swizzled row of a c
 constexpr int WARPGROUP = 128;   ///< threads that issue one wgmma together
 constexpr int CONSUMERS = 2;     ///< warpgroups that multiply; one more produces
 constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
+/// The producer warpgroup's threads that convert A's tiles on chip: all but
+/// its first warp, whose first thread issues the copies.
+constexpr int CONVERTERS = WARPGROUP - 32;
 
 /// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
@@ -27,19 +30,30 @@ constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
 /// part is A rounded to TF32 (chapter 15's split), not truncated
 /// (split_truncated()); on TF32, A and B are rounded to TF32, as cuBLAS does,
 /// where wgmma would truncate them: A once before the product, B^T's
-/// fragments in registers.
-template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false>
+/// fragments in registers. ON_CHIP: A's tile is rounded or split in shared
+/// memory, stage by stage, by the producer warpgroup's CONVERTERS threads
+/// (convert_a_tiles()), in place of the pass over A before the product.
+template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false,
+          bool ON_CHIP_ = false>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int SUM_STEPS = SUM_STEPS_;
   static constexpr bool ROUNDED = ROUNDED_;
+  static constexpr bool ON_CHIP = ON_CHIP_;
+  /// Whether a pass over A runs before the product: split_a() on 3xTF32,
+  /// round_a() on rounded TF32, unless A's tiles are converted on chip.
+  static constexpr bool PASS_OVER_A = (PRODUCTS == 3 || ROUNDED) && !ON_CHIP;
   /// A's tiles per stage: A's own, and on 3xTF32 A's small and big parts
-  /// too, split once before the product (split_a()) and copied like A.
+  /// too: split once before the product (split_a()) and copied like A, or
+  /// written beside B's tile on chip.
   static constexpr int A_TILES = PRODUCTS == 3 ? 3 : 1;
-  /// The floats the copies bring per stage: A's tile, B's, then A's parts.
-  static constexpr int COPY_FLOATS = (A_TILES * BM + BN) * BK;
-  static constexpr int STAGE_FLOATS = COPY_FLOATS;
+  /// The floats the copies bring per stage: A's tile, B's, then A's parts
+  /// where a pass over A wrote them.
+  static constexpr int COPY_FLOATS = ((ON_CHIP ? 1 : A_TILES) * BM + BN) * BK;
+  static constexpr int STAGE_FLOATS = (A_TILES * BM + BN) * BK;
+  static_assert(!ON_CHIP || PRODUCTS == 3 || ROUNDED,
+                "on chip, A's tile is rounded or split: TF32 truncated has nothing to convert");
   /// 3xTF32's stages are twice as large, so three fit where four did.
   static constexpr int STAGES = PRODUCTS == 3 ? 3 : ch16::STAGES;
   /// Rows of block tiles in one raster group (chapter 12's order), so that
@@ -77,6 +91,11 @@ using Narrow = Tiling<64, 1, BK / 8, true>;
 using Truncated = Tiling<128>;
 using TruncatedWide = Tiling<256>;
 using TruncatedNarrow = Tiling<64>;
+/// The same three rounded on chip: A's tile in shared memory, not A in a pass
+/// before the product.
+using OnChip = Tiling<128, 1, BK / 8, true, true>;
+using OnChipWide = Tiling<256, 1, BK / 8, true, true>;
+using OnChipNarrow = Tiling<64, 1, BK / 8, true, true>;
 /// 3xTF32 (chapter 17) on the 128 x 128 tile, a stage's products summed
 /// from zero.
 using Split = Tiling<128, 3>;
@@ -86,6 +105,11 @@ using SplitRounded = Tiling<128, 3, 2, true>;
 /// The same two on the 64 x 128 tile.
 using SplitNarrow = Tiling<64, 3>;
 using SplitRoundedNarrow = Tiling<64, 3, 2, true>;
+/// The four split on chip.
+using SplitOnChip = Tiling<128, 3, BK / 8, false, true>;
+using SplitOnChipNarrow = Tiling<64, 3, BK / 8, false, true>;
+using SplitRoundedOnChip = Tiling<128, 3, 2, true, true>;
+using SplitRoundedOnChipNarrow = Tiling<64, 3, 2, true, true>;
 // [end]
 
 // [pick]

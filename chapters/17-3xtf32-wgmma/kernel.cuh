@@ -43,6 +43,15 @@ inline void launch_3xtf32(const ladder::Gemm& g, cudaStream_t stream) {
   }
 }
 
+/// The same with A split on chip.
+inline void launch_3xtf32_on_chip(const ladder::Gemm& g, cudaStream_t stream) {
+  if (g.K < kRoundBelowK) {
+    launch_3xtf32_by_count<ch16::SplitRoundedOnChip, ch16::SplitRoundedOnChipNarrow>(g, stream);
+  } else {
+    launch_3xtf32_by_count<ch16::SplitOnChip, ch16::SplitOnChipNarrow>(g, stream);
+  }
+}
+
 /// The chapter's own workspace: room for the copies, A's parts, and,
 /// where either tile's last round is cut, for its slices.
 inline long long workspace_3xtf32(int M, int N, int K) {
@@ -69,6 +78,9 @@ inline ladder::Chapter chapter() {
       {ch16::variant<ch16::Split>(ladder::kDefaultVariant,
                                   "3xTF32 on wgmma, A rounded for short K, last round cut",
                                   launch_3xtf32, workspace_3xtf32),
+       ch16::variant<ch16::SplitOnChip>("on-chip",
+                                        "3xTF32 on wgmma, A split on chip, last round cut",
+                                        launch_3xtf32_on_chip, workspace_3xtf32),
        ch16::variant<ch16::Split>("truncated", "3xTF32 on wgmma, A truncated"),
        ch16::variant<ch16::SplitNarrow>("narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
        ch16::variant<ch16::SplitRounded>("rounded", "3xTF32 on wgmma, A rounded")},

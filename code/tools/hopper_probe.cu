@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // Chapter 16's block shape, stages and barriers (init_stage_barriers()), on
 // its truncating tiling: wgmma reads A as it is, with no pass over A first.
-constexpr int kBM = Truncated::BM, kBN = BN, kBK = BK, kStages = STAGES;
+constexpr int kBM = Truncated::BM, kBN = BN, kBK = BK, kStages = Truncated::STAGES;
 constexpr int kStageFloats = (kBM + kBN) * kBK;
 constexpr int kPipelineThreads = NUM_THREADS;
 constexpr int kPipelineSmem = kStages * kStageFloats * static_cast<int>(sizeof(float)) + 1024;
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(kPipelineThreads, 1)
   const int tile_m = blockIdx.y * kBM, tile_n = blockIdx.x * kBN;
   const int steps = K / kBK;
 
-  init_stage_barriers<kStages>(full, empty);
+  init_stage_barriers<Truncated>(full, empty, nullptr);  // STAGES, no "ready"
 
   if (warpgroup == 0) {
     if (threadIdx.x == 0) {
