@@ -1,8 +1,9 @@
 // Chapter 16's host side: the launch (which path a product takes, its
 // workspace, the early launch after a pass over A), the counts that pick a
 // tile, and the chapter as the runner and --describe see it. The product
-// runs on TF32 (A and B rounded to it first, as cuBLAS rounds them;
-// truncated by wgmma itself in the variant "truncated"), or on 3xTF32 (the
+// runs on TF32 (A and B rounded to it, as cuBLAS rounds them: A in a pass
+// before the product, or tile by tile on chip; truncated by wgmma itself in
+// the variant "truncated"), or on 3xTF32 (the
 // tilings that chapter 17 runs). Everything but main(), which is in
 // kernel.cu. It needs the sm_90a target (an H100 or H200). Products whose
 // rows TMA cannot copy (K or N not a multiple of 4) run on aligned copies in
@@ -158,8 +159,8 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
 // [end]
 
 // [launch-by-count]
-/// The chapter's own launcher: the 256-row or the 64-row tile where its
-/// count is the smallest, the 128-row tile otherwise (picked_rows()). With
+/// The tile by the count: the 256-row or the 64-row tile where its count is
+/// the smallest, the 128-row tile otherwise (picked_rows()). With
 /// CUT, the count is the cut's (the variant "cut"); the launch cuts the last
 /// round only where the workspace has room for the slices (workspace_cut()).
 template <class Square = Chosen, class Twice = Wide, class Half = Narrow, bool CUT = false>
@@ -172,6 +173,19 @@ void launch_by_count(const ladder::Gemm& g, cudaStream_t stream) {
     launch<Half>(g, stream);
   } else {
     launch<Square>(g, stream);
+  }
+}
+
+/// The chapter's own launcher: A rounded on chip and the last round cut
+/// where the pass over A would cost too much (on_chip_pays()), that is for
+/// few tiles and long K; otherwise a pass over A first, the tile by the
+/// count, uncut.
+inline void launch_tf32(const ladder::Gemm& g, cudaStream_t stream) {
+  static const int sms = ch13::sm_count();
+  if (on_chip_pays<Chosen>(g.M, g.N, g.K, sms)) {
+    launch_by_count<OnChip, OnChipWide, OnChipNarrow, true>(g, stream);
+  } else {
+    launch_by_count<>(g, stream);
   }
 }
 
@@ -194,6 +208,15 @@ long long workspace_cut(int M, int N, int K) {
                    last_round<Twice>(M, N, K, sms).slices > 1 ||
                    last_round<Half>(M, N, K, sms).slices > 1;
   return workspace_parts<Square>(M, N, K) + (cut ? slices_floats<Twice>() : 0);
+}
+
+/// The chapter's own launcher's workspace: the cut's on chip, the pass's
+/// otherwise (launch_tf32()).
+inline long long workspace_tf32(int M, int N, int K) {
+  static const int sms = ch13::sm_count();
+  if (on_chip_pays<Chosen>(M, N, K, sms))
+    return workspace_cut<OnChip, OnChipWide, OnChipNarrow>(M, N, K);
+  return workspace_rounded(M, N, K);
 }
 // [end]
 
@@ -248,10 +271,12 @@ ladder::Variant variant(const char* name, const char* title, ladder::LaunchFn la
 }
 
 /// @brief This chapter as the runner and --describe see it: on TF32 with A
-/// and B rounded, the tile the count picks (its constants and resources are
-/// the 128 x 128 tile's), the same with A and B truncated ("truncated"),
-/// both with the last round cut ("cut", "truncated-cut"; chapter 17's page
-/// teaches the cut), the 128 x 128 tile as the variant "square", the
+/// and B rounded, the tile the count picks, and A rounded on chip with the
+/// last round cut where that pays (launch_tf32(); its constants and
+/// resources are the 128 x 128 tile's), the same with A and B truncated
+/// ("truncated"), both with the last round cut ("cut", "truncated-cut";
+/// chapter 17's page teaches the cut), A rounded on chip and the last round
+/// cut at every size ("on-chip"), the 128 x 128 tile as the variant "square", the
 /// 256 x 128 one as "wide", the 64 x 128 one as "narrow". Chapter 17 runs
 /// the 3xTF32 tilings (Split and the others) of the same kernel.
 inline ladder::Chapter chapter() {
@@ -259,8 +284,9 @@ inline ladder::Chapter chapter() {
       "16-wgmma",
       "TMA and wgmma",
       __FILE__,
-      {variant<Chosen>(ladder::kDefaultVariant, "TF32 on wgmma, the tile the count picks",
-                       launch_by_count<>, workspace_rounded),
+      {variant<Chosen>(ladder::kDefaultVariant,
+                       "TF32 on wgmma, the tile the count picks, A rounded on chip where it pays",
+                       launch_tf32, workspace_tf32),
        variant<Truncated>("truncated", "TF32 on wgmma, A and B truncated, the tile the count picks",
                           launch_truncated_by_count, workspace_parts<Truncated>),
        variant<Chosen>("cut", "TF32 on wgmma, the tile the cut's count picks, last round cut",
@@ -269,9 +295,7 @@ inline ladder::Chapter chapter() {
                           "TF32 on wgmma, A and B truncated, the cut's tile, last round cut",
                           launch_by_count<Truncated, TruncatedWide, TruncatedNarrow, true>,
                           workspace_cut<Truncated, TruncatedWide, TruncatedNarrow>),
-       variant<OnChip>("on-chip", "TF32 on wgmma, A rounded on chip, the tile the count picks",
-                       launch_by_count<OnChip, OnChipWide, OnChipNarrow>, workspace_parts<OnChip>),
-       variant<OnChip>("on-chip-cut",
+       variant<OnChip>("on-chip",
                        "TF32 on wgmma, A rounded on chip, the cut's tile, last round cut",
                        launch_by_count<OnChip, OnChipWide, OnChipNarrow, true>,
                        workspace_cut<OnChip, OnChipWide, OnChipNarrow>),

@@ -94,9 +94,7 @@ __device__ uint64_t descriptor_128b(const float* tile) {
 // (wgmma reading a tile through its descriptor, TMA) does after this thread's
 // next release: a thread that writes a tile for wgmma runs it before it
 // arrives on the barrier the consumers wait on.
-__device__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
+__device__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 __device__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }

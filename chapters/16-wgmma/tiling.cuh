@@ -226,6 +226,31 @@ constexpr int picked_rows(int M, int N, int K, int sms) {
 }
 // [end]
 
+// [pick-on-chip]
+/// Where converting A's tiles on chip costs less than a pass over A. The
+/// pass converts each of A's floats once, but takes it from memory and back
+/// to do so: spread over the SMs, M x K / sms floats per SM. On chip, a
+/// block converts the A tile of every K-step it runs, so the busiest SM
+/// converts its steps times BM x BK floats, in shared memory: each of A's
+/// floats once for every column of tiles that reads it. A float converted
+/// in shared memory costs less than one sent to memory and back, but it is
+/// not free: it adds to the traffic of a step the tensor cores may bound.
+/// So the launchers convert on chip where the pass's floats per SM are at
+/// least 1 / kOnChipShare of the busiest SM's, with the last round cut.
+/// The share was read off times measured on the H100 (chapter 17's page):
+/// on chip, TF32 and 3xTF32 both won where the pass's share on the 128-row
+/// tile was 0.24 (512 x 512 x 16384) or 0.49 (256 x 256 x 65536), and both
+/// lost where it was 0.12 (1000 x 1000 x 1000) or less.
+constexpr int kOnChipShare = 5;
+
+template <class T>
+constexpr bool on_chip_pays(int M, int N, int K, int sms) {
+  const long long pass_per_sm = 1ll * M * K / sms;
+  const long long on_chip = busiest_steps(last_round<T>(M, N, K, sms), sms) * T::BM * BK;
+  return kOnChipShare * pass_per_sm >= on_chip;
+}
+// [end]
+
 // [pick-3xtf32]
 /// 3xTF32's count. Its three products make the tensor cores, not the copies,
 /// bound a K-step, so the count is the K-steps of the busiest SM: a tile's

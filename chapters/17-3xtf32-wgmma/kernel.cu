@@ -1,6 +1,7 @@
 // Chapter 17: FP32's accuracy at wgmma's speed. Chapter 16's kernel on
-// 3xTF32: A split once before the product, the split rounded or truncated by
-// K, the tile by a count, and the last round cut into slices along K. It
+// 3xTF32: A split once before the product (or tile by tile on chip, where a
+// count says that pays), the split rounded or truncated by K, the tile by a
+// count, and the last round cut into slices along K. It
 // needs the sm_90a target and a GPU of compute capability 9.0 (an H100 or
 // H200); on any other GPU it says so in one line and exits with 2.
 //
