@@ -91,7 +91,8 @@ inline long long workspace_3xtf32(int M, int N, int K) {
 /// which promises FP32's accuracy. The chapter's own (launch_3xtf32()) rounds
 /// A's split for short K and truncates it otherwise, splits A on chip where
 /// that pays, picks the tile by its count and cuts the last round into
-/// slices; "on-chip" splits A on chip at every size; "truncated", "narrow"
+/// slices; "on-chip" splits A on chip at every size, "pass" in a pass
+/// before the product at every size; "truncated", "narrow"
 /// (A truncated, 64 x 128 tiles) and "rounded" (sums of two steps) run one
 /// way at every K, uncut. Its constants and resources are the 128 x 128
 /// tile's.
@@ -107,6 +108,10 @@ inline ladder::Chapter chapter() {
        ch16::variant<ch16::SplitOnChip>("on-chip",
                                         "3xTF32 on wgmma, A split on chip, last round cut",
                                         launch_split<true>, workspace_split<true>),
+       ch16::variant<ch16::Split>("pass",
+                                  "3xTF32 on wgmma, A split in a pass before the product, last "
+                                  "round cut",
+                                  launch_split<false>, workspace_split<false>),
        ch16::variant<ch16::Split>("truncated", "3xTF32 on wgmma, A truncated"),
        ch16::variant<ch16::SplitNarrow>("narrow", "3xTF32 on wgmma, A truncated, 64 x 128 tiles"),
        ch16::variant<ch16::SplitRounded>("rounded", "3xTF32 on wgmma, A rounded")},
