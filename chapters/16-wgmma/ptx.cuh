@@ -64,6 +64,12 @@ __device__ void mbarrier_wait(uint64_t* bar, int parity) {
   }
 }
 
+// Makes this thread's ordinary stores to shared memory visible to the async
+// proxy (wgmma reading a tile through its descriptor, TMA): a thread that
+// writes a tile for wgmma runs this fence before it arrives on the barrier
+// the consumers wait on.
+__device__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 // Copies the box at (column, row) of the tensor map into shared memory; the
 // barrier counts the bytes as they land.
 __device__ void tma_load_2d(float* dst, const CUtensorMap* map, int column, int row,
@@ -89,12 +95,6 @@ __device__ uint64_t descriptor_128b(const float* tile) {
   desc |= uint64_t{1} << 62;
   return desc;
 }
-
-// Orders this thread's writes to shared memory before what the async proxy
-// (wgmma reading a tile through its descriptor, TMA) does after this thread's
-// next release: a thread that writes a tile for wgmma runs it before it
-// arrives on the barrier the consumers wait on.
-__device__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 __device__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
