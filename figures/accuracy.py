@@ -19,7 +19,6 @@ chapters record it only at small sizes) has no point, and the caption says so.
 from __future__ import annotations
 
 import os
-import textwrap
 from dataclasses import dataclass, field
 
 import matplotlib.pyplot as plt
@@ -40,8 +39,6 @@ UNIT_ROUNDOFF = {"FP32": 2.0 ** -24, "TF32": 2.0 ** -11}
 #: Text sizes in points; the figure is shown at its natural width where the
 #: column allows, shrunk to the column on a phone.
 TEXT = 12
-#: Characters in a line of the legend before a title wraps.
-LEGEND_CHARACTERS = 44
 FIGURE_SIZE = (5.4, 5.6)
 MARKER_SIZE = 9
 #: A hollow (wide-input) marker is drawn larger, so that it rings a filled one
@@ -187,9 +184,8 @@ def accuracy_figure(data: Accuracy, mode: str):
                       markeredgewidth=1.5, color=colour,
                       markerfacecolor=colour if filled else "none",
                       zorder=3, gid=f"accuracy-{index}-{distribution}")
-        # A long title wraps, so that the legend keeps the figure's width.
         handles.append(Line2D([], [], linestyle="none", marker=shape, markersize=MARKER_SIZE,
-                              color=colour, label=textwrap.fill(point.label, LEGEND_CHARACTERS)))
+                              color=colour, label=point.label))
     for distribution, words in (("uniform", "filled: inputs uniform in [\u22121, 1)"),
                                 ("wide", "hollow: the same \u00d7 2\u1d49, e in [\u221216, 16]")):
         handles.append(Line2D([], [], linestyle="none", marker="o", markersize=MARKER_SIZE,

@@ -9,6 +9,7 @@ colour of text, axes and grid.
 from __future__ import annotations
 
 import io
+import textwrap
 from typing import Any
 
 import matplotlib
@@ -50,12 +51,18 @@ def style_axes(axes, theme: dict) -> None:
     axes.title.set_color(theme["ink"])
 
 
+#: Characters in a line of a legend before an entry wraps: a result's title
+#: can be long, and a wider legend would shrink the whole figure on a phone.
+LEGEND_CHARACTERS = 44
+
+
 def legend(owner, theme: dict, **options):
     """A frameless legend of ``owner`` (axes or figure) in the mode's ink,
     placed and sized as ``options`` say (small text unless they give a
-    fontsize); returns it."""
+    fontsize), each entry wrapped at LEGEND_CHARACTERS; returns it."""
     drawn = owner.legend(**{"frameon": False, "fontsize": "small", **options})
     for text in drawn.get_texts():
+        text.set_text(textwrap.fill(text.get_text(), LEGEND_CHARACTERS))
         text.set_color(theme["ink"])
     return drawn
 
