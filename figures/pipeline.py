@@ -34,7 +34,7 @@ TITLE = 13
 
 def title_words(p: Pipeline) -> str:
     if p.split:
-        floats = (f"A {p.bm} {TIMES} {p.bk} + B {p.bk} {TIMES} {p.bn} + A's parts "
+        floats = (f"A {p.bm} {TIMES} {p.bk} + B {p.bk} {TIMES} {p.bn} + A's small part "
                   f"{p.part_floats} = {p.stage_floats} floats")
     else:
         floats = f"A {p.bm} {TIMES} {p.bk} + B {p.bk} {TIMES} {p.bn} = {p.stage_floats} floats"
@@ -49,8 +49,8 @@ def legend_words(p: Pipeline) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def alt_text(p: Pipeline) -> str:
-    split = (" On 3xTF32 the copies bring A's two parts too, split once before the product."
-             if p.split else "")
+    split = (" On 3xTF32 the copies bring A's small part too, written once before the "
+             "product (convert_a())." if p.split else "")
     return (f"{p.chapter}: {p.stages} shared-memory stages of {p.stage_floats} floats "
             f"(BK = {p.bk}) as lanes over {p.steps} K-steps, step k in stage k mod {p.stages}. "
             "One producer thread copies each step's tiles with TMA; when they land, the "

@@ -11,8 +11,8 @@ the first column that all it waits for allows:
 - the producer's one thread copies step k into stage k mod STAGES with TMA,
   in order, once that stage is *empty* (the consumers have finished step
   k - STAGES; a fresh stage is free); the copy completes *full*. On 3xTF32
-  (PRODUCTS = 3) it brings A's two parts too (A_TILES = 3), split before
-  the product;
+  (PRODUCTS = 3) it brings A's small part too (A_TILES = 2), written before
+  the product (convert_a()); A's own tile is its big part;
 - after *full* the consumers multiply step k with wgmma, in order, then
   arrive on *empty*.
 """
@@ -44,7 +44,7 @@ class Pipeline:
     bn: int
     copy_floats: int   #: floats the copies bring per stage: A's tiles and B's
     stage_floats: int  #: floats of one stage: all the copies bring
-    products: int      #: 1 (TF32) or 3 (3xTF32, whose copies bring A's parts too)
+    products: int      #: 1 (TF32) or 3 (3xTF32, whose copies bring A's small part too)
     consumer_threads: int  #: the arrivals that complete "empty"
 
     @property
@@ -58,7 +58,7 @@ class Pipeline:
 
     @property
     def part_floats(self) -> int:
-        """The floats of A's two parts in a stage (3xTF32), 0 on TF32."""
+        """The floats of A's small part in a stage (3xTF32), 0 on TF32."""
         return self.copy_floats - (self.bm + self.bn) * self.bk
 
 
@@ -88,7 +88,7 @@ def pipeline_of(chapter: str, constants: dict) -> Pipeline:
         raise AnalysisError(f"{chapter}: STAGES = {c['STAGES']}, nothing overlaps")
     if c["PRODUCTS"] not in (1, 3):
         raise AnalysisError(f"{chapter}: PRODUCTS = {c['PRODUCTS']}, not 1 or 3")
-    a_tiles = 3 if c["PRODUCTS"] == 3 else 1  # A's tile, and on 3xTF32 its two parts
+    a_tiles = 2 if c["PRODUCTS"] == 3 else 1  # A's tile, and on 3xTF32 its small part
     if c["A_TILES"] != a_tiles:
         raise AnalysisError(f"{chapter}: A_TILES = {c['A_TILES']}, not {a_tiles} for "
                             f"PRODUCTS = {c['PRODUCTS']}")

@@ -3,19 +3,23 @@
 The data: a 3xTF32 variant's ``--describe`` constants (BM, BN, BK,
 COPY_FLOATS, PRODUCTS, A_TILES, SUM_STEPS, ROUNDED, CORRECTION_STAGES),
 turned by split_of() into a Split. What the kernel does (chapters/16-wgmma:
-split_a, split_truncated, sgemm_wgmma's producer, consume_3xtf32):
+convert_a, convert_four, truncated_small, sgemm_wgmma's producer,
+consume_3xtf32):
 
-- split_a() splits all of A once, before the product, into small (the bits
-  that truncating to TF32 drops, times 2^10) and big_finite (A truncated, 0
-  where A is not finite); ROUNDED, it writes big too, A rounded to TF32,
-  which the copies then bring in A's place;
-- a stage holds A's tile (BM x BK floats, or big's), B's (BK x BN), then
-  small's and big_finite's tiles of A, COPY_FLOATS floats in all;
+- convert_a() passes over all of A once, before the product, and writes
+  small (what A's big part leaves out, times 2^10; 0 where A is not
+  finite); ROUNDED, it writes big too, A rounded to TF32, which the copies
+  then bring in A's place. Truncated, A itself is big: wgmma drops the low
+  13 bits of what it reads;
+- a stage (A_TILES = 2 tiles of A) holds A's tile (BM x BK floats, or
+  big's), B's (BK x BN), then small's tile of A, COPY_FLOATS floats in all;
 - each consumer lane loads its fragment of B^T from B's tile and splits it
   in registers (chapter 14's split_tf32()) into big_B and small_B;
-- per step of 8 along K, three wgmma: corrections += small_B * big_finite,
-  corrections += big_B * small, sum += big_B * A (which wgmma reads
-  truncated: A's big part);
+- per step of 8 along K, three wgmma: corrections += small_B * A,
+  corrections += big_B * small, sum += big_B * A, where A's tile is A's big
+  part (A truncated by wgmma, or A rounded). There is no big_finite: where
+  A or B holds an infinity or NaN, big * big holds it too, so that sum is
+  not finite, keeps no correction and is computed again in FP32;
 - every SUM_STEPS steps an FP32 addition adds sum into d; every
   CORRECTION_STAGES K-steps, and at the end, an FFMA adds corrections
   times 2^-10.
@@ -47,9 +51,9 @@ DOT = "\u00b7"
 NEEDED = ("BM", "BN", "BK", "COPY_FLOATS", "PRODUCTS", "A_TILES", "SUM_STEPS", "ROUNDED",
           "CORRECTION_STAGES")
 WIDTH = 5.4  # inches
-#: The fills of A's own tile, B's, and A's two parts.
+#: The fills of A's own tile (its big part), B's, and A's small part.
 FILLS = {"A": (GPU_COLOURS[0], 0.55), "B": (GPU_COLOURS[1], 0.5),
-         "small": (GPU_COLOURS[2], 0.5), "big_finite": (GPU_COLOURS[4], 0.45)}
+         "small": (GPU_COLOURS[2], 0.5)}
 
 
 @dataclass(frozen=True)
@@ -74,12 +78,11 @@ class Split:
         a = self.bm * self.bk
         return [("A", "A rounded" if self.rounded else "A", a),
                 ("B", "B", self.bk * self.bn),
-                ("small", f"A small {TIMES}2\u00b9\u2070", a),
-                ("big_finite", "A big_finite", a)]
+                ("small", f"A small {TIMES}2\u00b9\u2070", a)]
 
     def tile_shapes(self) -> dict[str, tuple[int, int]]:
         return {"A": (self.bm, self.bk), "B": (self.bk, self.bn),
-                "small": (self.bm, self.bk), "big_finite": (self.bm, self.bk)}
+                "small": (self.bm, self.bk)}
 
     @property
     def stage_bytes(self) -> int:
@@ -87,13 +90,15 @@ class Split:
 
     @property
     def parts(self) -> list[str]:
-        """The arrays split_a() writes."""
-        return ["small", "big_finite", *(["big"] if self.rounded else [])]
+        """The arrays convert_a() writes: A's small part, and A rounded (big)
+        where rounded; truncated, A itself is big."""
+        return ["small", *(["big"] if self.rounded else [])]
 
     def products(self) -> list[tuple[str, str, str]]:
         """Each step's three wgmma, in the kernel's order: (accumulator,
-        B's part, A's tile)."""
-        return [("corrections", "small_B", "big_finite"),
+        B's part, A's tile). A's own tile is A's big part in the first and
+        the last."""
+        return [("corrections", "small_B", "A"),
                 ("corrections", "big_B", "small"),
                 ("sum", "big_B", "A")]
 
@@ -145,23 +150,27 @@ def title_words(s: Split) -> str:
 
 
 def alt_text(s: Split) -> str:
-    parts = " and ".join(s.parts)
     tiles = ", ".join(f"{name} ({floats * BYTES_PER_FLOAT:,} bytes)"
                       for _, name, floats in s.tiles())
-    big = ("A rounded to TF32 (big), which the copies bring in A's place" if s.rounded else
-           "none for A's big part: wgmma reads A itself and drops its low 13 bits")
-    return (f"Before the product, split_a() splits all of A in global memory once "
-            f"into {parts}: small times 2^{SCALE_EXPONENT}, and {big}. One shared-memory stage "
-            f"of {s.stage_bytes:,} bytes holds, in order, {tiles}. Each consumer lane loads its "
-            "fragment of B transposed from B's tile into registers and splits it with "
-            f"split_tf32() into big_B and small_B. Each of a stage's {s.steps} steps of 8 along "
-            "K issues three wgmma: corrections += small_B times big_finite, corrections += "
-            "big_B times small, and sum += big_B times A's tile. "
-            f"{sum_words(s).capitalize()}; {correction_words(s)}.")
+    big = ("and A rounded to TF32 (big), which the copies bring in A's place" if s.rounded else
+           "and nothing for A's big part: wgmma reads A itself and drops its low 13 bits")
+    a_tile = "A rounded" if s.rounded else "A's tile, read truncated"
+    return (f"Before the product, convert_a() passes over all of A in global memory once and "
+            f"writes small, what A's big part leaves out times 2^{SCALE_EXPONENT} (0 where A "
+            f"is not finite), {big}. One shared-memory stage of {s.stage_bytes:,} bytes holds, "
+            f"in order, {tiles}. Each consumer lane loads its fragment of B transposed from "
+            "B's tile into registers and splits it with split_tf32() into big_B and small_B. "
+            f"Each of a stage's {s.steps} steps of 8 along K issues three wgmma: corrections "
+            f"+= small_B times {a_tile} (A's big part), corrections += big_B times small, and "
+            f"sum += big_B times {a_tile}. No big_finite part: where A or B holds an infinity "
+            "or NaN, big times big holds it too, so that sum is not finite, keeps no "
+            "correction and is computed again in FP32. "
+            f"{sum_words(s)[0].upper()}{sum_words(s)[1:]}; "
+            f"{correction_words(s).replace(chr(10), ' ')}.")
 
 
 def caption_words(s: Split) -> str:
-    return (f"The split: A's parts are split once in global memory, B's in "
+    return (f"The split: A's small part is written once in global memory, B is split in "
             f"registers; a stage of {s.stage_bytes:,} bytes, and the three wgmma of each step "
             "of 8 with the sums they write.")
 
@@ -212,14 +221,14 @@ def split_figure(s: Split, mode: str):
             axes.plot([0.05, WIDTH - 0.05], [y + 0.03, y + 0.03], color=theme["grid"], lw=0.8)
 
         text(WIDTH / 2, 0.08, title_words(s), va="top", fontsize=TITLE, gid="title")
-        # 1. Global memory: A, split once.
+        # 1. Global memory: what convert_a() writes of A, once.
         heading(0.95, "global memory, once before the product", "head-global")
-        box(0.05, 1.1, 1.15, 0.4, "A", "global-A", f"A, M {TIMES} K")
-        arrow("split-a", (1.2, 1.3), (1.95, 1.3))
-        text(1.575, 1.24, "split_a()", va="bottom", gid="split-a-words")
-        part_keys = {"small": "small", "big_finite": "big_finite", "big": "A"}
+        box(0.05, 1.1, 1.0, 0.4, "A", "global-A", f"A, M {TIMES} K")
+        arrow("convert-a", (1.05, 1.3), (1.95, 1.3))
+        text(1.5, 1.24, "convert_a()", va="bottom", gid="convert-a-words")
+        part_keys = {"small": "small", "big": "A"}
         x = 2.0
-        w = (WIDTH - 0.05 - x) / len(s.parts) - 0.05
+        w = min((WIDTH - 0.05 - x) / len(s.parts) - 0.05, 1.6)
         for part in s.parts:
             box(x, 1.1, w, 0.4, part_keys[part], f"global-{part}", part)
             x += w + 0.05
@@ -227,8 +236,8 @@ def split_figure(s: Split, mode: str):
         text(0.15, 1.75, f"big = A {big} to TF32"
              + (": copied in A's place" if s.rounded else ": what wgmma reads of A itself"),
              ha="left", gid="big-words")
-        text(0.15, 2.02, f"small = (A \u2212 big) {TIMES} 2\u00b9\u2070; big_finite = big, "
-             "0 where A is not finite", ha="left", gid="small-words")
+        text(0.15, 2.02, f"small = (A \u2212 big) {TIMES} 2\u00b9\u2070, 0 where A is not "
+             "finite", ha="left", gid="small-words")
         # 2. One stage in shared memory, its tiles in the copies' order.
         heading(2.5, f"one stage in shared memory: {s.stage_bytes:,} bytes", "head-stage")
         tiles = s.tiles()
@@ -253,8 +262,9 @@ def split_figure(s: Split, mode: str):
         box(cx + 0.1, 4.88, 1.2, 0.4, "B", "small-B", f"small_B {TIMES}2\u00b9\u2070")
         # 4. Per step of 8 along K: three wgmma.
         heading(5.7, f"each step of 8 along K ({s.steps} a K-step): three wgmma", "head-wgmma")
-        names = {"A": "big (A rounded)" if s.rounded else "A, read truncated: its big part",
-                 "small": "small", "big_finite": "big_finite"}
+        # A's own tile, in the first product and the last: A's big part.
+        names = {"A": "A rounded: its big part" if s.rounded else "A, read truncated: its big part",
+                 "small": "small"}
         for i, (target, b_part, a_tile) in enumerate(s.products()):
             y = 5.85 + 0.38 * i
             text(0.15, y + 0.16, target, ha="left", gid=f"product-{i}-target")

@@ -52,14 +52,12 @@ inline long long workspace(int M, int N, int K) {
   return ch13::rows_on_16_bytes(N, K) ? 0 : ch13::packed_floats(M, N, K);
 }
 
-/// The floats of A's parts that 3xTF32 splits before the product
-/// (split_a()): small and big_finite, and big where A is rounded; none on
-/// TF32.
+/// The floats a pass over A writes before the product (convert_a()): A's
+/// small part on 3xTF32, and A rounded (big) where T is ROUNDED.
 template <class T>
 long long parts_floats(int M, int K) {
   if constexpr (!T::PASS_OVER_A) return 0;
-  if constexpr (T::PRODUCTS == 1) return T::ROUNDED ? 1ll * M * K : 0;
-  return (T::ROUNDED ? 3ll : 2ll) * M * K;
+  return ((T::PRODUCTS == 3 ? 1ll : 0ll) + (T::ROUNDED ? 1ll : 0ll)) * M * K;
 }
 
 /// Tiling T's workspace without a cut: the copies', and A's parts (of the
@@ -81,8 +79,8 @@ long long slices_floats() {
 /// @brief Launches sgemm_wgmma<T> for any M and N, K and N multiples of 4;
 /// any other product on aligned copies (chapter 13's launch_packed()), or
 /// with too little workspace for them, chapter 14's kernel (chapter 15's
-/// for 3xTF32, also where the workspace has no room for A's parts). On
-/// 3xTF32, split_a() first writes A's parts into the workspace. Where the
+/// for 3xTF32, also where the workspace has no room for A's parts). Where T
+/// has a pass over A, convert_a() first writes A's parts into the workspace. Where the
 /// rest of it has room (slices_floats()), the last round's tiles are cut
 /// into slices (last_round()). The tensor maps are encoded on the host for
 /// each new set of matrices (a call to the driver, no allocation) and
@@ -99,18 +97,17 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   }
   const long long parts = parts_floats<T>(g.M, g.K);
   if (g.workspace_floats < parts) return ch14::launch<Fallback>(g, stream);
-  // A's parts at the start of the workspace: small, big_finite, then big
-  // (on TF32 rounded, big alone).
+  // A's parts at the start of the workspace: small (3xTF32), then big
+  // (rounded).
   const long long part = T::PASS_OVER_A ? 1ll * g.M * g.K : 0;
   float* small = g.workspace;
-  float* big_finite = small + (T::PRODUCTS == 3 ? part : 0);
-  float* big = big_finite + (T::PRODUCTS == 3 ? part : 0);
+  float* big = small + (T::PRODUCTS == 3 ? part : 0);
   static const EncodeTiled encode = encode_tiled();
   static const bool smem_granted = ladder::allow_dynamic_smem(sgemm_wgmma<T>, T::SMEM_BYTES);
   (void)smem_granted;
   // The maps of the last product, reused while the matrices stay the same.
   static ladder::Gemm last{};
-  static CUtensorMap map_a, map_b, map_small, map_big_finite;
+  static CUtensorMap map_a, map_b, map_small;
   if (g.A != last.A || g.B != last.B || g.M != last.M || g.N != last.N || g.K != last.K ||
       g.workspace != last.workspace) {
     // Rounded by a pass, wgmma reads A's rounded big part in place of A.
@@ -119,20 +116,15 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
     map_a = row_major_map(encode, a, g.M, g.K, T::BM);
     map_b = row_major_map(encode, g.B, g.K, g.N, BK);
     map_small = copies_parts ? row_major_map(encode, small, g.M, g.K, T::BM) : map_a;
-    map_big_finite = copies_parts ? row_major_map(encode, big_finite, g.M, g.K, T::BM) : map_a;
     last = g;
   }
   static const int sms = ch13::sm_count();
   if constexpr (T::PASS_OVER_A) {
-    // A pass over A first (3xTF32's split_a(), TF32's round_a()): 256
-    // threads a block, at most 8 blocks an SM.
+    // A pass over A first (convert_a()): 256 threads a block, at most 8
+    // blocks an SM.
     const long long count = 1ll * g.M * g.K;
     const int blocks = static_cast<int>(std::min<long long>((count / 4 + 255) / 256, 8ll * sms));
-    if constexpr (T::PRODUCTS == 3) {
-      split_a<T::ROUNDED><<<blocks, 256, 0, stream>>>(g.A, count, small, big_finite, big);
-    } else {
-      round_a<<<blocks, 256, 0, stream>>>(g.A, count, big);
-    }
+    convert_a<T><<<blocks, 256, 0, stream>>>(g.A, count, big, small);
   }
   float* partials = g.workspace + parts;
   LastRound cut = last_round<T>(g.M, g.N, g.K, sms);
@@ -141,8 +133,9 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   if (g.workspace_floats - parts < slices_floats<T>() ||
       cut.tiles - cut.whole_tiles > kMaxCutTiles || !on_16_bytes(g.C))
     cut = uncut<T>(g.M, g.N, g.K);
-  // The product as split_a()'s programmatic dependent: its blocks may start
-  // as split_a()'s end, and wait inside for its parts (griddepcontrol.wait).
+  // The product as convert_a()'s programmatic dependent: its blocks may
+  // start as convert_a() ends, and wait inside for its parts
+  // (griddepcontrol.wait).
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(last_round_blocks(cut));
   config.blockDim = dim3(NUM_THREADS);
@@ -153,8 +146,8 @@ void launch(const ladder::Gemm& g, cudaStream_t stream) {
   early.val.programmaticStreamSerializationAllowed = T::PASS_OVER_A ? 1 : 0;
   config.attrs = &early;
   config.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, map_big_finite,
-                                g.A, g.B, g.C, g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
+  CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_wgmma<T>, map_a, map_b, map_small, g.A, g.B, g.C,
+                                g.M, g.N, g.K, g.alpha, g.beta, partials, cut));
 }
 // [end]
 

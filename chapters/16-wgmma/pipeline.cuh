@@ -14,7 +14,7 @@
 namespace ch16 {
 
 static_assert(kSmallScale == ch14::kSmallScale,
-              "A's small parts (split_truncated()) and B's (ch14::split_tf32()) share one scale");
+              "A's small parts (truncated_small()) and B's (ch14::split_tf32()) share one scale");
 
 // The dynamic shared memory from its first 1024-byte boundary, where the
 // swizzled tiles must start. Offsetting the array itself (not a cast
@@ -27,7 +27,7 @@ __device__ float* aligned_tiles(unsigned char* raw) {
 // [stages]
 /// Each stage's barriers: "full" takes the producer's one arrival (with the
 /// bytes its copies bring), "empty" one arrival from every consumer thread,
-/// and on chip "ready" one from every converter (convert_a_tiles()).
+/// and on chip "ready" one from each converter warp (convert_a_tiles()).
 /// The whole block waits until they are initialised.
 template <class T>
 __device__ void init_stage_barriers(uint64_t* full, uint64_t* empty, uint64_t* ready) {
@@ -35,23 +35,56 @@ __device__ void init_stage_barriers(uint64_t* full, uint64_t* empty, uint64_t* r
     for (int s = 0; s < T::STAGES; ++s) {
       mbarrier_init(&full[s], 1);
       mbarrier_init(&empty[s], CONSUMERS * WARPGROUP);
-      if constexpr (T::ON_CHIP) mbarrier_init(&ready[s], CONVERTERS);
+      if constexpr (T::ON_CHIP) mbarrier_init(&ready[s], CONVERTERS / 32);
     }
   }
   __syncthreads();
 }
 // [end]
 
+// [convert-four]
+/// Four of A's floats as tiling T's product reads them, the same in a pass
+/// over A (convert_a()) and on chip (convert_a_tiles()): `big`, what wgmma
+/// reads in A's place, and on 3xTF32 `small`. On TF32, big is A rounded
+/// (chapter 14's to_tf32()). On 3xTF32 with A rounded, both are chapter
+/// 14's split_tf32()'s; truncated, big is A itself (wgmma drops the low 13
+/// bits) and small truncated_small().
+struct FourParts {
+  uint4 big;
+  uint4 small;
+};
+
+template <class T>
+__device__ FourParts convert_four(float4 x) {
+  const float v[4] = {x.x, x.y, x.z, x.w};
+  uint32_t big[4], small[4] = {};
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    if constexpr (T::PRODUCTS == 1) {
+      big[r] = ch14::to_tf32(v[r]);
+    } else if constexpr (T::ROUNDED) {
+      const ch14::Split p = ch14::split_tf32(v[r]);
+      big[r] = p.big;
+      small[r] = p.small;
+    } else {
+      big[r] = __float_as_uint(v[r]);
+      small[r] = __float_as_uint(truncated_small(v[r]));
+    }
+  }
+  return {make_uint4(big[0], big[1], big[2], big[3]),
+          make_uint4(small[0], small[1], small[2], small[3])};
+}
+// [end]
+
 // [convert]
 /// On chip (T::ON_CHIP), the producer's CONVERTERS threads do what a pass
 /// over A would have done, one stage at a time: wait for the stage's copies,
-/// then turn A's tile into what the consumers' wgmma read. On TF32, A
-/// rounded in place (chapter 14's to_tf32(), as round_a()); on 3xTF32, A's
-/// parts beside B's tile (split_truncated(), or with A rounded chapter 14's
-/// split_tf32() and A's big part in place, as split_a()). Each float is
-/// changed where it lies, so the swizzle stays as the copy left it. The
-/// proxy fence orders these writes before wgmma reads them; then each
-/// converter arrives on the stage's "ready", which the consumers wait for.
+/// then write what convert_four() makes of A's tile: A rounded in its own
+/// place (where ROUNDED), A's small part beside B's tile (on 3xTF32). Each
+/// float is changed where it lies, so the swizzle stays as the copy left it.
+/// The proxy fence orders each thread's writes before wgmma reads them
+/// (through the async proxy); once the warp's threads have all fenced, its
+/// first arrives on the stage's "ready", which the consumers wait for.
 template <class T>
 __device__ void convert_a_tiles(float* tiles, uint64_t* full, uint64_t* ready, int steps,
                                 int converter) {
@@ -61,32 +94,15 @@ __device__ void convert_a_tiles(float* tiles, uint64_t* full, uint64_t* ready, i
     mbarrier_wait(&full[s], (kt / T::STAGES) & 1);
     float* As = tiles + s * T::STAGE_FLOATS;
     float* a_small = As + A_FLOATS + BN * BK;  // after B's tile, as the copies would put it
-    float* a_big_finite = a_small + A_FLOATS;
+#pragma unroll 4
     for (int i = 4 * converter; i < A_FLOATS; i += 4 * CONVERTERS) {
-      const float4 x = *reinterpret_cast<const float4*>(As + i);
-      if constexpr (T::PRODUCTS == 1) {
-        *reinterpret_cast<uint4*>(As + i) = make_uint4(ch14::to_tf32(x.x), ch14::to_tf32(x.y),
-                                                       ch14::to_tf32(x.z), ch14::to_tf32(x.w));
-      } else if constexpr (T::ROUNDED) {
-        const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y),
-                                  ch14::split_tf32(x.z), ch14::split_tf32(x.w)};
-        *reinterpret_cast<uint4*>(As + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
-        *reinterpret_cast<uint4*>(a_small + i) =
-            make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
-        *reinterpret_cast<uint4*>(a_big_finite + i) =
-            make_uint4(p[0].big_finite, p[1].big_finite, p[2].big_finite, p[3].big_finite);
-      } else {
-        float4 small, big_finite;
-        split_truncated(x.x, small.x, big_finite.x);
-        split_truncated(x.y, small.y, big_finite.y);
-        split_truncated(x.z, small.z, big_finite.z);
-        split_truncated(x.w, small.w, big_finite.w);
-        *reinterpret_cast<float4*>(a_small + i) = small;
-        *reinterpret_cast<float4*>(a_big_finite + i) = big_finite;
-      }
+      const FourParts parts = convert_four<T>(*reinterpret_cast<const float4*>(As + i));
+      if constexpr (T::ROUNDED) *reinterpret_cast<uint4*>(As + i) = parts.big;
+      if constexpr (T::PRODUCTS == 3) *reinterpret_cast<uint4*>(a_small + i) = parts.small;
     }
     fence_proxy_async();
-    mbarrier_arrive(&ready[s]);
+    __syncwarp();
+    if (converter % 32 == 0) mbarrier_arrive(&ready[s]);
   }
 }
 // [end]
@@ -151,17 +167,20 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
 /// stages (256 along K) before an FFMA adds them into the accumulators.
 constexpr int kCorrectionStages = 8;
 
-/// The same on 3xTF32. A's parts lie in the stage after A's and B's tiles
-/// (small, then big_finite: copied, or converted on chip); the consumer splits its B^T
-/// fragments in registers (chapter 14's split_tf32()). For every SUM_STEPS
-/// steps the tensor cores sum big * big into `sum` from zero, and an FP32
-/// addition adds `sum` into d. The two corrections, small * big and
-/// big * small, come out 2^10 too large (kSmallScale), so they have sums of
-/// their own, `corrections`; every kCorrectionStages stages, and at the end,
-/// an FFMA scales them back into d. B^T's big part stands in for its
-/// big_finite, to save registers: where B holds an infinity or NaN, d is
-/// infinite or NaN too (x * inf is never finite), and such a d keeps no
-/// correction.
+/// The same on 3xTF32. A's small part lies in the stage after A's and B's
+/// tiles (copied, or converted on chip); A's own tile is its big part. The
+/// consumer splits its B^T fragments in registers (chapter 14's
+/// split_tf32()). For every SUM_STEPS steps the tensor cores sum big * big
+/// into `sum` from zero, and an FP32 addition adds `sum` into d. The two
+/// corrections, small * big and big * small, come out 2^10 too large
+/// (kSmallScale), so they have sums of their own, `corrections`; every
+/// kCorrectionStages stages, and at the end, an FFMA scales them back into d.
+/// Chapter 15's corrections take big_finite, so that an infinity meets only
+/// zeros there. Here big stands in for it, A's and B^T's alike: where A or B
+/// holds an infinity or NaN, big * big holds it too (x * inf is never
+/// finite), so d is not finite; such a d keeps no correction, and is
+/// computed again in FP32 (fp32_where_not_finite()). A stage then holds one
+/// part of A, not two.
 template <class T>
 __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
                                uint64_t* empty, uint64_t* ready, int steps, int n0, int t) {
@@ -173,7 +192,6 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
     const float* As = tiles + s * T::STAGE_FLOATS;
     const float* Bs = As + A_FLOATS;
     const float* a_small = Bs + BN * BK;
-    const float* a_big = a_small + A_FLOATS;
     ch14::Split b[BK / 8][4];
 #pragma unroll
     for (int step = 0; step < BK / 8; ++step) {
@@ -196,7 +214,7 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
           small[r] = b[step][r].small;
           big[r] = b[step][r].big;
         }
-        wgmma_rs(corrections, small, descriptor_128b(a_big) + 2 * step, !(fresh && step == 0));
+        wgmma_rs(corrections, small, descriptor_128b(As) + 2 * step, !(fresh && step == 0));
         wgmma_rs(corrections, big, descriptor_128b(a_small) + 2 * step, 1);
         wgmma_rs(sum, big, descriptor_128b(As) + 2 * step, step > first);
       }

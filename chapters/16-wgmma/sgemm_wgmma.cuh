@@ -1,8 +1,8 @@
 // Chapter 16's kernels: sgemm_wgmma, the product (a producer warpgroup
 // copies the tiles with TMA, two consumer warpgroups multiply them with
-// wgmma), and the passes over A that may run before it: round_a() for TF32
-// with A rounded, split_a() for 3xTF32 (chapter 17). A sum the tensor cores
-// leave not finite is computed again in FP32 (fp32_where_not_finite()).
+// wgmma), and the pass over A that may run before it (convert_a(): A
+// rounded for TF32, A's small part for 3xTF32, chapter 17). A sum the tensor
+// cores leave not finite is computed again in FP32 (fp32_where_not_finite()).
 #pragma once
 
 #include <cuda.h>
@@ -16,53 +16,24 @@
 
 namespace ch16 {
 
-// [split-a-kernel]
-/// Splits A (count floats, a multiple of 4) into its parts for 3xTF32, once
-/// before the product: small and big_finite (split_truncated()), and, when
-/// ROUNDED, big, A rounded to TF32 as chapter 15 splits it (chapter 14's
-/// split_tf32()). Truncated, A itself is the big part: wgmma drops the low
-/// 13 bits of what it reads. The product's copies then bring A's parts into
-/// shared memory beside A's tile.
-template <bool ROUNDED>
-__global__ void split_a(const float* A, long long count, float* small, float* big_finite,
-                        float* big) {
+// [convert-a]
+/// Converts A (count floats, a multiple of 4) once before the product, as
+/// tiling T's product reads it (convert_four()): into `big`, A rounded,
+/// where T is ROUNDED; into `small`, A's small part, on 3xTF32. Truncated, A
+/// itself is the big part: wgmma drops the low 13 bits of what it reads. The
+/// product's copies then bring these into shared memory in place of A's
+/// tile (big) and beside it (small).
+template <class T>
+__global__ void convert_a(const float* A, long long count, float* big, float* small) {
   asm volatile("griddepcontrol.launch_dependents;");  // the product may start
   const long long stride = 4ll * gridDim.x * blockDim.x;
   for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
-    const float4 x = *reinterpret_cast<const float4*>(A + i);
-    if constexpr (ROUNDED) {
-      const ch14::Split p[4] = {ch14::split_tf32(x.x), ch14::split_tf32(x.y), ch14::split_tf32(x.z),
-                                ch14::split_tf32(x.w)};
-      *reinterpret_cast<uint4*>(big + i) = make_uint4(p[0].big, p[1].big, p[2].big, p[3].big);
-      *reinterpret_cast<uint4*>(small + i) =
-          make_uint4(p[0].small, p[1].small, p[2].small, p[3].small);
-      *reinterpret_cast<uint4*>(big_finite + i) =
-          make_uint4(p[0].big_finite, p[1].big_finite, p[2].big_finite, p[3].big_finite);
-    } else {
-      float4 s, b;
-      split_truncated(x.x, s.x, b.x);
-      split_truncated(x.y, s.y, b.y);
-      split_truncated(x.z, s.z, b.z);
-      split_truncated(x.w, s.w, b.w);
-      *reinterpret_cast<float4*>(small + i) = s;
-      *reinterpret_cast<float4*>(big_finite + i) = b;
-    }
+    const FourParts parts = convert_four<T>(*reinterpret_cast<const float4*>(A + i));
+    if constexpr (T::ROUNDED) *reinterpret_cast<uint4*>(big + i) = parts.big;
+    if constexpr (T::PRODUCTS == 3) *reinterpret_cast<uint4*>(small + i) = parts.small;
   }
 }
 // [end]
-
-/// Rounds A (count floats, a multiple of 4) to TF32, to nearest (chapter
-/// 14's to_tf32()), once before a TF32 product: wgmma then reads it in
-/// place of A, and drops only zeros.
-__global__ void round_a(const float* A, long long count, float* rounded) {
-  asm volatile("griddepcontrol.launch_dependents;");  // the product may start
-  const long long stride = 4ll * gridDim.x * blockDim.x;
-  for (long long i = 4ll * (blockIdx.x * blockDim.x + threadIdx.x); i < count; i += stride) {
-    const float4 x = *reinterpret_cast<const float4*>(A + i);
-    *reinterpret_cast<uint4*>(rounded + i) =
-        make_uint4(ch14::to_tf32(x.x), ch14::to_tf32(x.y), ch14::to_tf32(x.z), ch14::to_tf32(x.w));
-  }
-}
 
 // [not-finite]
 /// Each of a consumer thread's sums that is not finite, computed again in
@@ -107,9 +78,8 @@ __device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, con
 /// then hold C transposed: row n, column m.
 ///
 /// Warpgroup 0 produces: one thread copies each K-step's tiles with TMA into
-/// one of STAGES buffers (on 3xTF32 A's parts too, from map_small and
-/// map_big_finite); on chip, its other warps convert A's tile in each
-/// (convert_a_tiles()).
+/// one of STAGES buffers (on 3xTF32 A's small part too, from map_small); on
+/// chip, its other warps convert A's tile in each (convert_a_tiles()).
 /// Warpgroups 1 and 2 consume: each multiplies 64
 /// columns of the tile (64 rows of C^T) by all BM rows, with
 /// wgmma.m64n{BM}k8. A slice's block writes its sums, unscaled, into its
@@ -124,8 +94,7 @@ template <class T>
 __global__ void __launch_bounds__(NUM_THREADS, 1)
     sgemm_wgmma(const __grid_constant__ CUtensorMap map_a,
                 const __grid_constant__ CUtensorMap map_b,
-                const __grid_constant__ CUtensorMap map_small,
-                const __grid_constant__ CUtensorMap map_big_finite, const float* A, const float* B,
+                const __grid_constant__ CUtensorMap map_small, const float* A, const float* B,
                 float* C, int M, int N, int K, float alpha, float beta, float* partials,
                 LastRound cut) {
   constexpr int BM = T::BM, STAGES = T::STAGES, STAGE_FLOATS = T::STAGE_FLOATS;
@@ -140,7 +109,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
   const int steps = work.end_step - work.first_step;  // the copies fill zeros past K, M and N
 
   init_stage_barriers<T>(full, empty, ready);
-  // Where a pass over A runs first (split_a() or round_a()), this block may
+  // Where a pass over A runs first (convert_a()), this block may
   // start while it still runs (launch()); it waits here until that pass has
   // finished and what it wrote is in memory.
   if constexpr (T::PASS_OVER_A) asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -160,11 +129,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
         tma_load_2d(As, &map_a, k, tile_m, &full[s]);
         for (int box = 0; box < BN / BOX_COLUMNS; ++box)
           tma_load_2d(Bs + box * BK * BOX_COLUMNS, &map_b, tile_n + box * BOX_COLUMNS, k, &full[s]);
-        if constexpr (T::PRODUCTS == 3 && !T::ON_CHIP) {  // A's parts, after B's tile
-          float* a_small = Bs + BN * BK;
-          tma_load_2d(a_small, &map_small, k, tile_m, &full[s]);
-          tma_load_2d(a_small + BM * BK, &map_big_finite, k, tile_m, &full[s]);
-        }
+        if constexpr (T::PRODUCTS == 3 && !T::ON_CHIP)  // A's small part, after B's tile
+          tma_load_2d(Bs + BN * BK, &map_small, k, tile_m, &full[s]);
       }
     } else if constexpr (T::ON_CHIP) {
       if (threadIdx.x >= WARPGROUP - CONVERTERS)  // A's tiles, converted on chip

@@ -28,11 +28,12 @@ constexpr int CONVERTERS = WARPGROUP - 32;
 /// tensor cores sum SUM_STEPS steps of 8 along K from zero, and an FP32
 /// addition adds that into the accumulators. ROUNDED: on 3xTF32, A's big
 /// part is A rounded to TF32 (chapter 15's split), not truncated
-/// (split_truncated()); on TF32, A and B are rounded to TF32, as cuBLAS does,
+/// (truncated_small()); on TF32, A and B are rounded to TF32, as cuBLAS does,
 /// where wgmma would truncate them: A once before the product, B^T's
 /// fragments in registers. ON_CHIP: A's tile is rounded or split in shared
 /// memory, stage by stage, by the producer warpgroup's CONVERTERS threads
-/// (convert_a_tiles()), in place of the pass over A before the product.
+/// (convert_a_tiles()), in place of the pass over A before the product
+/// (convert_a()).
 template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false,
           bool ON_CHIP_ = false>
 struct Tiling {
@@ -41,21 +42,23 @@ struct Tiling {
   static constexpr int SUM_STEPS = SUM_STEPS_;
   static constexpr bool ROUNDED = ROUNDED_;
   static constexpr bool ON_CHIP = ON_CHIP_;
-  /// Whether a pass over A runs before the product: split_a() on 3xTF32,
-  /// round_a() on rounded TF32, unless A's tiles are converted on chip.
+  /// Whether a pass over A (convert_a()) runs before the product: on 3xTF32
+  /// and on rounded TF32, unless A's tiles are converted on chip.
   static constexpr bool PASS_OVER_A = (PRODUCTS == 3 || ROUNDED) && !ON_CHIP;
-  /// A's tiles per stage: A's own, and on 3xTF32 A's small and big parts
-  /// too: split once before the product (split_a()) and copied like A, or
-  /// written beside B's tile on chip.
-  static constexpr int A_TILES = PRODUCTS == 3 ? 3 : 1;
-  /// The floats the copies bring per stage: A's tile, B's, then A's parts
-  /// where a pass over A wrote them.
+  /// A's tiles per stage: A's own, and on 3xTF32 A's small part too:
+  /// written once before the product (convert_a()) and copied like A, or
+  /// written beside B's tile on chip. A's own tile is the big part in all
+  /// three products: no big_finite (consume_3xtf32() says why).
+  static constexpr int A_TILES = PRODUCTS == 3 ? 2 : 1;
+  /// The floats the copies bring per stage: A's tile, B's, then A's small
+  /// part where a pass over A wrote it.
   static constexpr int COPY_FLOATS = ((ON_CHIP ? 1 : A_TILES) * BM + BN) * BK;
   static constexpr int STAGE_FLOATS = (A_TILES * BM + BN) * BK;
   static_assert(!ON_CHIP || PRODUCTS == 3 || ROUNDED,
                 "on chip, A's tile is rounded or split: TF32 truncated has nothing to convert");
-  /// 3xTF32's stages are twice as large, so three fit where four did.
-  static constexpr int STAGES = PRODUCTS == 3 ? 3 : ch16::STAGES;
+  /// A 3xTF32 stage of the 128-row tile holds three 16 KiB tiles (A, B,
+  /// A's small part), as TF32's 256-row tile's does: four stages fit.
+  static constexpr int STAGES = ch16::STAGES;
   /// Rows of block tiles in one raster group (chapter 12's order), so that
   /// the blocks running at once share their tiles of A and B in L2.
   static constexpr int GROUP_M = 8;
@@ -239,9 +242,10 @@ constexpr int picked_rows(int M, int N, int K, int sms) {
 /// least 1 / kOnChipShare of the busiest SM's, with the last round cut.
 /// The share was read off times measured on the H100 (chapter 17's page):
 /// on chip, TF32 and 3xTF32 both won where the pass's share on the 128-row
-/// tile was 0.24 (512 x 512 x 16384) or 0.49 (256 x 256 x 65536), and both
-/// lost where it was 0.12 (1000 x 1000 x 1000) or less.
-constexpr int kOnChipShare = 5;
+/// tile was 0.20 (308 x 455 x 38530), 0.24 (512 x 512 x 16384) or 0.49
+/// (256 x 256 x 65536), and both lost where it was 0.12 (1000 x 1000 x
+/// 1000) or less. A sixth lies between.
+constexpr int kOnChipShare = 6;
 
 template <class T>
 constexpr bool on_chip_pays(int M, int N, int K, int sms) {
@@ -302,22 +306,23 @@ __host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
 /// 2^10 keeps it finite, and keeps its bits for |x| >= 2^-123.
 constexpr float kSmallScale = 1024.0f;
 
-/// A's parts for 3xTF32. wgmma reads A's FP32 floats from shared memory and
-/// drops their low 13 bits, so A's big part is x truncated: what wgmma reads
-/// of A's own tile. small is what that drops (exact: x and big share their
-/// exponent) times kSmallScale. big_finite is big; for an infinity or NaN
-/// both are 0, so that it reaches C through big * big alone, as in chapter
-/// 15 (where a NaN with a low payload reads as an infinity, the sum is
-/// computed again in FP32: fp32_where_not_finite() in kernel.cuh).
-__host__ __device__ inline void split_truncated(float x, float& small, float& big_finite) {
+/// x truncated to TF32, its low 13 bits cleared: what wgmma reads of x.
+__host__ __device__ inline float truncated(float x) {
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
-  bits &= 0xffffe000u;  // the low 13 bits cleared
+  bits &= 0xffffe000u;
   float big;
   std::memcpy(&big, &bits, sizeof big);
-  const bool finite = std::isfinite(x);
-  small = finite ? (x - big) * kSmallScale : 0.0f;
-  big_finite = finite ? big : 0.0f;
+  return big;
+}
+
+/// A's small part for 3xTF32 with A truncated. wgmma reads A's FP32 floats
+/// from shared memory and drops their low 13 bits, so A's big part is x
+/// truncated: A's own tile, read as it is. small is what truncating drops
+/// (exact: x and big share their exponent) times kSmallScale, and 0 for an
+/// infinity or NaN.
+__host__ __device__ inline float truncated_small(float x) {
+  return std::isfinite(x) ? (x - truncated(x)) * kSmallScale : 0.0f;
 }
 // [end]
 

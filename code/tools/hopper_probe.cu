@@ -456,9 +456,9 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
     // One block per tile, none cut into slices (so no workspace).
     const LastRound whole = uncut<Truncated>(m, n, k);
     const int tiles = whole.tiles;
-    // TF32 reads no parts of A: map_a stands in for their maps.
+    // TF32 reads no part of A: map_a stands in for its map.
     sgemm_wgmma<Truncated><<<tiles, NUM_THREADS, Truncated::SMEM_BYTES>>>(
-        map_a, map_b, map_a, map_a, dA, dB, dC, m, n, k, alpha, beta, nullptr, whole);
+        map_a, map_b, map_a, dA, dB, dC, m, n, k, alpha, beta, nullptr, whole);
     PROBE_CHECK(cudaGetLastError());
     PROBE_CHECK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
     float ms = 0;
@@ -469,7 +469,7 @@ bool check_gemm(EncodeTiled encode, int M, int N, int K, int time_size) {
       PROBE_CHECK(cudaEventRecord(start));
       for (int r = 0; r < repeats; ++r)
         sgemm_wgmma<Truncated><<<tiles, NUM_THREADS, Truncated::SMEM_BYTES>>>(
-            map_a, map_b, map_a, map_a, dA, dB, dC, m, n, k, alpha, 0.0f, nullptr, whole);
+            map_a, map_b, map_a, dA, dB, dC, m, n, k, alpha, 0.0f, nullptr, whole);
       PROBE_CHECK(cudaEventRecord(stop));
       PROBE_CHECK(cudaEventSynchronize(stop));
       PROBE_CHECK(cudaEventElapsedTime(&ms, start, stop));

@@ -100,7 +100,7 @@ int main() {
                           cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(scratch.data(), workspace, workspace_floats * sizeof(float),
                           cudaMemcpyDeviceToHost));
-    // A's parts come first in the workspace (split_a() writes them on
+    // A's parts come first in the workspace (convert_a() writes them on
     // every launch); the slices' sums after them.
     const long long parts = ch16::parts_floats<Tile>(n, n);
     if (std::count(scratch.begin() + parts, scratch.end(), 0xFFFFFFFFu) ==

@@ -645,9 +645,9 @@ TEST(Chapter16Pick, SplitCountsStepsOfTheBusiestSm) {
         << n;
 }
 
-// Chapter 16's 3xTF32: A's parts (split_truncated). Big is what wgmma reads
-// of x (its low 13 bits dropped), small what that drops times 2^10
-// (kSmallScale); big + small / 2^10 is exactly x.
+// Chapter 16's 3xTF32: A's parts. Big is what wgmma reads of x (truncated():
+// its low 13 bits dropped), small what that drops times 2^10 (kSmallScale,
+// truncated_small()); big + small / 2^10 is exactly x.
 TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
   uint32_t state = 12345u;  // a linear congruential generator: bit patterns of every exponent
   int checked = 0;
@@ -656,8 +656,7 @@ TEST(Chapter16Split, BigAndSmallAddUpToTheFloatExactly) {
     float x;
     std::memcpy(&x, &state, sizeof x);
     if (!std::isfinite(x)) continue;
-    float small = -1.0f, big = -1.0f;
-    ch16::split_truncated(x, small, big);
+    const float small = ch16::truncated_small(x), big = ch16::truncated(x);
     uint32_t big_bits;
     std::memcpy(&big_bits, &big, sizeof big_bits);
     EXPECT_EQ(big_bits & 0x1fffu, 0u) << x;              // TF32: the low 13 bits are zero
@@ -688,25 +687,24 @@ TEST(Chapter16Split, WhatWgmmaReadsScalesWithX) {
   for (int i = 0; i < 20000; ++i) {
     state = state * 1664525u + 1013904223u;
     const float x = std::ldexp(1.0f + float(state >> 9) / float(1u << 23), 0);  // [1, 2)
-    float small, big;
-    ch16::split_truncated(x, small, big);
+    const float small = ch16::truncated_small(x), big = ch16::truncated(x);
     for (int s : {-123, -118, -100, 100, 126}) {
-      float scaled_small, scaled_big;
-      ch16::split_truncated(std::ldexp(x, s), scaled_small, scaled_big);
+      const float scaled_small = ch16::truncated_small(std::ldexp(x, s));
+      const float scaled_big = ch16::truncated(std::ldexp(x, s));
       ASSERT_EQ(read(scaled_small), std::ldexp(read(small), s)) << x << " at 2^" << s;
       ASSERT_EQ(scaled_big, std::ldexp(big, s)) << x << " at 2^" << s;
     }
   }
 }
 
-// An infinity or NaN has no parts: it reaches C through big * big alone.
-TEST(Chapter16Split, ANonFiniteValueHasNoParts) {
+// An infinity or NaN has no small part: it reaches C through big * big
+// (what wgmma reads of it, not finite), and such a sum keeps no correction.
+TEST(Chapter16Split, ANonFiniteValueHasNoSmallPart) {
   for (uint32_t bits : {0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xff801fffu}) {
-    float x, small = -1.0f, big = -1.0f;
+    float x;
     std::memcpy(&x, &bits, sizeof x);
-    ch16::split_truncated(x, small, big);
-    EXPECT_EQ(small, 0.0f) << std::hex << bits;
-    EXPECT_EQ(big, 0.0f) << std::hex << bits;
+    EXPECT_EQ(ch16::truncated_small(x), 0.0f) << std::hex << bits;
+    EXPECT_FALSE(std::isfinite(ch16::truncated(x))) << std::hex << bits;
   }
 }
 

@@ -36,7 +36,7 @@ def variant_constants(slug: str) -> dict:
 def made_up_wgmma(stages: int, products: int) -> dict:
     """Constants of a made-up variant of chapter 16's tiling (tiling.cuh's sums)."""
     bm, bn, bk = 128, 128, 32
-    a_tiles = 3 if products == 3 else 1  # A's tile, and on 3xTF32 its two parts
+    a_tiles = 2 if products == 3 else 1  # A's tile, and on 3xTF32 its small part
     copy = (a_tiles * bm + bn) * bk
     return {"BM": bm, "BN": bn, "BK": bk, "STAGES": stages, "PRODUCTS": products,
             "CONSUMERS": 2, "WARPGROUP": 128, "A_TILES": a_tiles, "COPY_FLOATS": copy,
@@ -123,7 +123,8 @@ def test_a_schedule_that_refills_before_empty_is_caught():
 
 
 @pytest.mark.parametrize("broken", [{"COPY_FLOATS": 1}, {"STAGE_FLOATS": 1}, {"PRODUCTS": 2},
-                                    {"STAGES": 1}, {"A_TILES": 1}])
+                                    {"STAGES": 1}, {"A_TILES": 1}, {"A_TILES": 3},
+                                    {"A_TILES": 3, "COPY_FLOATS": 16384, "STAGE_FLOATS": 16384}])
 def test_the_pipeline_refuses_constants_that_are_not_the_kernels(broken):
     with pytest.raises(AnalysisError):
         ring.pipeline_of("made-up", {**made_up_wgmma(3, 3), **broken})
@@ -143,7 +144,10 @@ def test_the_pipeline_figure_draws_each_task_and_barrier_once(slug, mode):
         assert f"STAGES = {c['STAGES']}" in words and f"BK = {c['BK']}" in words
         assert f"= {c['STAGE_FLOATS']} floats" in words
         assert f"empty: {c['CONSUMERS'] * c['WARPGROUP']} arrived" in words
-        assert ("A's parts" in words) == (c["PRODUCTS"] == 3)
+        assert ("A's small part" in words) == (c["PRODUCTS"] == 3)
+        if c["PRODUCTS"] == 3:  # A's tile, B's and A's small part, as big as A's
+            assert (f"+ A's small part {c['BM'] * c['BK']} = "
+                    f"{(2 * c['BM'] + c['BN']) * c['BK']} floats") in words
         lanes = panel(figure, "lanes")
         lane_height = lanes.get_ylim()[0] / c["STAGES"]
         cells = {p.get_gid(): p for p in lanes.patches}
@@ -177,4 +181,4 @@ def test_draw_py_draws_the_pipeline(tmp_path):
                               capture_output=True, text=True,
                               env={**os.environ, "LADDER_BUILD_DIR": str(BUILD)})
         assert done.returncode == 0, done.stderr
-        assert 'id="copy-0"' in out.read_text() and "A's parts" in out.read_text()
+        assert 'id="copy-0"' in out.read_text() and "A's small part" in out.read_text()

@@ -11,11 +11,13 @@ from the variants' --describe constants and the rules of the kernel's code
   (k / STAGES + 1) & 1, the fresh empties' phase (parity 1) for its first
   STAGES steps; every wait comes after what it waits for, with an arrow
   from the one to the other;
-- split: a stage's tiles in the copies' order with their bytes (BM x BK x 4
-  and BK x BN x 4), summing to COPY_FLOATS x 4; split_a()'s parts (big too
-  where ROUNDED); each step's three wgmma and their accumulators; the sums'
-  periods (SUM_STEPS, and kCorrectionStages, which --describe does not
-  report yet: the figure's fallback is pinned to the header's value here);
+- split: a stage's three tiles in the copies' order (A or A rounded, B,
+  A's small part; no big_finite) with their bytes (BM x BK x 4 and
+  BK x BN x 4), summing to COPY_FLOATS x 4; convert_a()'s parts (small, and
+  big too where ROUNDED); each step's three wgmma, A's own tile (its big
+  part) in the first and the last, and their accumulators; the sums'
+  periods (SUM_STEPS, and CORRECTION_STAGES, kCorrectionStages as
+  --describe reports it);
 - both: text in the mode's ink, no two texts overlapping, at most the
   column's width, and at a phone's column (358 px) every text at least
   9 px tall;
@@ -61,9 +63,10 @@ def variant_constants(slug: str) -> dict:
 
 def made_up(stages: int, products: int, bm: int = 128, sum_steps: int = 4,
             rounded: int = 0) -> dict:
-    """Constants of a made-up variant of chapter 16's Tiling (tiling.cuh's sums)."""
+    """Constants of a made-up variant of chapter 16's Tiling (tiling.cuh's sums):
+    on 3xTF32 a stage holds A's tile, B's and A's small part (A_TILES = 2)."""
     bn, bk = 128, 32
-    a_tiles = 3 if products == 3 else 1
+    a_tiles = 2 if products == 3 else 1
     copy = (a_tiles * bm + bn) * bk
     return {"BM": bm, "BN": bn, "BK": bk, "STAGES": stages, "PRODUCTS": products,
             "CONSUMERS": 2, "WARPGROUP": 128, "A_TILES": a_tiles, "COPY_FLOATS": copy,
@@ -351,8 +354,10 @@ def split_problems(c: dict, figure) -> list[str]:
     (axes,) = [a for a in figure.axes if a.get_gid() == "split"]
     bm, bn, bk = c["BM"], c["BN"], c["BK"]
     # The stage's tiles, in the copies' order (sgemm_wgmma's producer): A's
-    # (or big's), B's, then small's and big_finite's.
-    expected = [("A", bm, bk), ("B", bk, bn), ("small", bm, bk), ("big_finite", bm, bk)]
+    # (or big's), B's, then small's; A_TILES of them are A's.
+    expected = [("A", bm, bk), ("B", bk, bn), ("small", bm, bk)]
+    if c["A_TILES"] != 2:
+        problems.append(f"A_TILES = {c['A_TILES']}: a stage holds A's tile and small's")
     tiles = sorted((p for p in axes.patches if (p.get_gid() or "").startswith("tile-")),
                    key=lambda p: p.get_x())
     if [p.get_gid() for p in tiles] != [f"tile-{key}" for key, _, _ in expected]:
@@ -380,23 +385,38 @@ def split_problems(c: dict, figure) -> list[str]:
     if (a_name == "A rounded") != bool(c["ROUNDED"]) or (
             not c["ROUNDED"] and a_name != "A"):
         problems.append(f"the stage's A tile is {a_name!r} with ROUNDED = {c['ROUNDED']}")
-    # split_a()'s parts: small and big_finite, and big where ROUNDED.
-    parts = sorted(p.get_gid()[len("global-"):] for p in axes.patches
-                   if (p.get_gid() or "").startswith("global-") and p.get_gid() != "global-A")
-    if parts != sorted(["small", "big_finite", *(["big"] if c["ROUNDED"] else [])]):
-        problems.append(f"split_a() writes {parts}")
-    if "small = (A \u2212 big) \u00d7 2\u00b9\u2070" not in " ".join(texts.get("small-words", [])):
-        problems.append("small is not (A - big) x 2^10")
+    # convert_a()'s parts: small, and big where ROUNDED (truncated, A itself
+    # is big).
+    written = sorted((p for p in axes.patches if (p.get_gid() or "").startswith("global-")
+                      and p.get_gid() != "global-A"), key=lambda p: p.get_x())
+    parts = [p.get_gid()[len("global-"):] for p in written]
+    if parts != ["small", *(["big"] if c["ROUNDED"] else [])]:
+        problems.append(f"convert_a() writes {parts}")
+    if texts.get("convert-a-words") != ["convert_a()"]:
+        problems.append(f"the pass over A is {texts.get('convert-a-words')}")
+    if texts.get("small-words") != ["small = (A \u2212 big) \u00d7 2\u00b9\u2070, 0 where A is "
+                                    "not finite"]:
+        problems.append(f"small is {texts.get('small-words')}, not (A - big) x 2^10, 0 where "
+                        "A is not finite")
+    if any("big_finite" in t for words in texts.values() for t in words):
+        problems.append("the figure still names big_finite")
     # B: a lane's fragment, split in registers.
     if not {"fragment", "big-B", "small-B"} <= {p.get_gid() for p in axes.patches}:
         problems.append("B's fragment and its split are not drawn")
     # consume_3xtf32's three wgmma a step of 8, and what each writes.
     products = [(texts.get(f"product-{i}-target", [""])[0], texts.get(f"product-{i}-b", [""])[0],
                  texts.get(f"product-{i}-a", [""])[0]) for i in range(3)]
-    a_read = "big (A rounded)" if c["ROUNDED"] else "A, read truncated: its big part"
-    if products != [("corrections", "small_B", "big_finite"), ("corrections", "big_B", "small"),
+    # A's own tile is A's big part: A rounded, or A as wgmma reads it.
+    a_read = "A rounded: its big part" if c["ROUNDED"] else "A, read truncated: its big part"
+    if products != [("corrections", "small_B", a_read), ("corrections", "big_B", "small"),
                     ("sum", "big_B", a_read)]:
         problems.append(f"the products are {products}")
+    chips = [next((p.get_facecolor() for p in axes.patches
+                   if p.get_gid() == f"product-{i}-a-tile"), None) for i in range(3)]
+    tile_fills = {key: next((p.get_facecolor() for p in axes.patches
+                             if p.get_gid() == f"tile-{key}"), None) for key in ("A", "small")}
+    if chips != [tile_fills["A"], tile_fills["small"], tile_fills["A"]]:
+        problems.append("the products' A chips are not filled as A's tile, small's, A's tile")
     steps = bk // 8
     if f"({steps} a K-step)" not in " ".join(texts.get("head-wgmma", [])):
         problems.append(f"a K-step is not {steps} steps of 8")
@@ -416,7 +436,7 @@ def test_the_split_takes_the_kernels_correction_stages():
     for slug in SPLIT_SLUGS:
         c = variant_constants(slug)
         assert split.split_of(slug, c).correction_stages == c["CORRECTION_STAGES"]
-    c = made_up(3, 3)
+    c = made_up(4, 3)
     assert split.split_of("made-up", {**c, "CORRECTION_STAGES": 4}).correction_stages == 4
     without = {k: v for k, v in c.items() if k != "CORRECTION_STAGES"}
     with pytest.raises(AnalysisError):
@@ -440,7 +460,7 @@ def test_the_split_is_the_kernels(slug, mode):
 @pytest.mark.parametrize("bm", [64, 128])
 @pytest.mark.parametrize("rounded", [0, 1])
 def test_the_split_follows_made_up_constants(bm, rounded):
-    c = made_up(3, 3, bm=bm, sum_steps=2 if rounded else 4, rounded=rounded)
+    c = made_up(4, 3, bm=bm, sum_steps=2 if rounded else 4, rounded=rounded)
     found = split.split_of("made-up", c)
     figure, renderer = drawn(lambda: split.split_figure(found, "light"))
     try:
@@ -451,14 +471,16 @@ def test_the_split_follows_made_up_constants(bm, rounded):
 
 
 @pytest.mark.parametrize("wrong", [{"ROUNDED": 1}, {"SUM_STEPS": 2}, {"BM": 64},
-                                   {"CORRECTION_STAGES": 4}])
+                                   {"CORRECTION_STAGES": 4}, {"A_TILES": 3}])
 def test_a_wrong_split_is_caught(wrong):
-    # Drawn from the 128-row truncated split, checked against other constants.
-    c = made_up(3, 3)
+    # Drawn from the 128-row truncated split, checked against other constants
+    # (A_TILES = 3: the old stage, with big_finite's tile too).
+    c = made_up(4, 3)
     found = split.split_of("made-up", c)
     expected = {**c, **wrong}
-    if "BM" in wrong:
-        expected["COPY_FLOATS"] = expected["STAGE_FLOATS"] = (3 * 64 + 128) * 32
+    if "BM" in wrong or "A_TILES" in wrong:
+        expected["COPY_FLOATS"] = expected["STAGE_FLOATS"] = (
+            expected["A_TILES"] * expected["BM"] + 128) * 32
     figure, _ = drawn(lambda: split.split_figure(found, "light"))
     try:
         assert split_problems(expected, figure) != []
@@ -466,17 +488,43 @@ def test_a_wrong_split_is_caught(wrong):
         plt.close(figure)
 
 
+def test_a_split_that_draws_big_finite_is_caught(monkeypatch):
+    # A stage drawn with the old fourth tile, big_finite's, which the kernel
+    # no longer copies.
+    tiles, shapes = split.Split.tiles, split.Split.tile_shapes
+    monkeypatch.setattr(split.Split, "tiles", lambda s: [
+        *tiles(s), ("big_finite", "A big_finite", s.bm * s.bk)])
+    monkeypatch.setattr(split.Split, "tile_shapes", lambda s: {
+        **shapes(s), "big_finite": (s.bm, s.bk)})
+    c = made_up(4, 3)
+    figure, _ = drawn(lambda: split.split_figure(split.split_of("made-up", c), "light"))
+    try:
+        problems = split_problems(c, figure)
+        assert any("the stage's tiles are" in p for p in problems), problems
+    finally:
+        plt.close(figure)
+
+
 @pytest.mark.parametrize("broken", [{"PRODUCTS": 1, "A_TILES": 1, "COPY_FLOATS": 8192,
                                      "STAGE_FLOATS": 8192}, {"COPY_FLOATS": 1},
-                                    {"SUM_STEPS": 3}])
+                                    {"SUM_STEPS": 3}, {"A_TILES": 3},
+                                    {"A_TILES": 3, "COPY_FLOATS": 16384,
+                                     "STAGE_FLOATS": 16384}])
 def test_the_split_refuses_constants_that_are_not_a_3xtf32_kernels(broken):
     with pytest.raises(AnalysisError):
-        split.split_of("made-up", {**made_up(3, 3), **broken})
+        split.split_of("made-up", {**made_up(4, 3), **broken})
 
 
-def test_page_17_draws_the_split_after_split_a():
+def test_page_17_draws_the_split_after_convert_a():
+    # The figure's pass over A, convert_a(), is the kernel the page shows
+    # just before it (the [convert-a] snippet).
+    code = (ROOT / "chapters" / "16-wgmma" / "sgemm_wgmma.cuh").read_text()
+    snippet = code[code.index("// [convert-a]"):]
+    snippet = snippet[:snippet.index("// [end]")]
+    assert "__global__ void convert_a(" in snippet
+    assert "big_finite" not in snippet
     page = (ROOT / "chapters" / "17-3xtf32-wgmma" / "chapter.md").read_text()
-    after = page[page.index(":start-after: // [split-a-kernel]"):]
+    after = page[page.index(":start-after: // [convert-a]"):]
     after = after[after.index("```\n") + 4:]
     lead, directive = after.split("```{ladder-split} 17-3xtf32-wgmma\n", 1)
     assert lead.strip().count("\n") == 0 and lead.strip().endswith(":"), lead
