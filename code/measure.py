@@ -209,16 +209,20 @@ def with_inputs(result: dict, source: str) -> dict:
     return {**result, "provenance": {**result["provenance"], "inputs": inputs_of(source)}}
 
 
-def merge_write(path: Path, common: dict, key: str, entries: dict, sources: dict) -> None:
+def merge_write(path: Path, common: dict, key: str, entries: dict, sources: dict,
+                ran: set[str] = frozenset()) -> None:
     """Writes common + {key: entries}; a partial run (--chapters) keeps the
-    entries of chapters it did not run from the file already there. Each new
-    entry records the commit and date it was measured at, since after a
-    partial run the file's header speaks only for the latest one, and the
-    inputs of its program (`sources`: entry name -> source file), so that
-    each entry can be found stale on its own."""
+    entries of chapters it did not run from the file already there, and
+    drops those of the chapters it ran (`ran`, their folders) that it did
+    not write: variants the chapter no longer has. Each new entry records
+    the commit and date it was measured at, since after a partial run the
+    file's header speaks only for the latest one, and the inputs of its
+    program (`sources`: entry name -> source file), so that each entry can
+    be found stale on its own."""
     merged = {}
     if path.exists():
-        merged = results.read_json(path).get(key, {})
+        merged = {name: entry for name, entry in results.read_json(path).get(key, {}).items()
+                  if not any(name == c or name.startswith(f"{c}-") for c in ran)}
     stamp = {"git_commit": common["git_commit"], "date": common["date"]}
     merged.update({name: {**entry, "measured": {**stamp, "inputs": inputs_of(sources[name])}}
                    for name, entry in entries.items()})
@@ -751,6 +755,9 @@ def main() -> int:
               "git_commit": first["git_commit"]}
     # The GPU tests ran every program, whichever chapters were measured:
     # their summary is stale when any of them changes.
+    # The chapters this run measured: their entries it did not write are
+    # variants that are gone.
+    ran = {program.chapter for program in programs}
     tested = {}
     every_main_file = [f"chapters/{c}/kernel.cu" for c in chapter_folders()]
     for source in sorted({*every_main_file, TRANSPOSE_SOURCE}):
@@ -759,13 +766,13 @@ def main() -> int:
     write_json(target / "gpu-tests.json",
                {**common, **tests, "inputs": dict(sorted(tested.items()))})
     if sanitizer:
-        merge_write(target / "sanitizer.json", common, "chapters", sanitizer, sources)
+        merge_write(target / "sanitizer.json", common, "chapters", sanitizer, sources, ran)
     if counters:
         merge_write(target / "ncu.json", {**common, "metrics": NCU_METRICS}, "chapters", counters,
-                    sources)
+                    sources, ran)
     if issue:
         merge_write(target / "issue.json", {**common, "metrics": ISSUE_METRICS}, "chapters", issue,
-                    sources)
+                    sources, ran)
     say(f"wrote {target.relative_to(ROOT)}")
     # What tests/pending_measurement.txt still says, and no longer needs to.
     for unexplained in pending.problems(ROOT):

@@ -61,6 +61,22 @@ def test_a_partial_run_keeps_other_chapters_and_stamps_its_own(tmp_path):
     assert "chapters/02-coalescing/kernel.cu" in entry["measured"]["inputs"]
 
 
+def test_a_run_drops_the_entries_of_variants_its_chapters_no_longer_have(tmp_path):
+    measure = load_command("measure")
+
+    path = tmp_path / "sanitizer.json"
+    sources = {"01-naive": "chapters/01-naive/kernel.cu",
+               "01-naive-gone": "chapters/01-naive/kernel.cu",
+               "02-coalescing": "chapters/02-coalescing/kernel.cu"}
+    common = {"schema": 1, "gpu": "G", "date": "2026-01-01T00:00:00Z", "git_commit": "aaa"}
+    measure.merge_write(path, common, "chapters",
+                        {name: {"clean": True} for name in sources}, sources)
+    # Chapter 01 ran again and no longer has the variant "gone"; 02 did not run.
+    measure.merge_write(path, common, "chapters", {"01-naive": {"clean": True}}, sources,
+                        {"01-naive"})
+    assert sorted(json.loads(path.read_text())["chapters"]) == ["01-naive", "02-coalescing"]
+
+
 # ---------------------------------------------------------------- ncu's --csv
 
 NCU_FIXTURES = ROOT / "tests" / "fixtures" / "ncu"
