@@ -55,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Set
 from pathlib import Path
 
 from ladder_tools import pending, provenance, random_problems, results, results_check
@@ -210,7 +211,7 @@ def with_inputs(result: dict, source: str) -> dict:
 
 
 def merge_write(path: Path, common: dict, key: str, entries: dict, sources: dict,
-                ran: set[str] = frozenset()) -> None:
+                ran: Set[str] = frozenset()) -> None:
     """Writes common + {key: entries}; a partial run (--chapters) keeps the
     entries of chapters it did not run from the file already there, and
     drops those of the chapters it ran (`ran`, their folders) that it did
