@@ -7,7 +7,7 @@
 
 #include <type_traits>
 
-#include "../16-wgmma/kernel.cuh"
+#include "../16-wgmma/launch.cuh"
 
 namespace ch17 {
 
