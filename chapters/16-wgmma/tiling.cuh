@@ -21,6 +21,7 @@ constexpr int NUM_THREADS = (CONSUMERS + 1) * WARPGROUP;
 /// The producer warpgroup's threads that convert A's tiles on chip: all but
 /// its first warp, whose first thread issues the copies.
 constexpr int CONVERTERS = WARPGROUP - 32;
+static_assert(CONVERTERS % 32 == 0, "the converters are whole warps: each arrives once on ready");
 
 /// A block's tile: BM rows of C (of A) by BN columns. Each consumer computes
 /// its 64 columns of the tile for all BM rows with wgmma.m64n{BM}k8.
@@ -47,8 +48,8 @@ struct Tiling {
   static constexpr bool PASS_OVER_A = (PRODUCTS == 3 || ROUNDED) && !ON_CHIP;
   /// A's tiles per stage: A's own, and on 3xTF32 A's small part too:
   /// written once before the product (convert_a()) and copied like A, or
-  /// written beside B's tile on chip. A's own tile is the big part in all
-  /// three products: no big_finite (consume_3xtf32() says why).
+  /// written beside B's tile on chip. A's own tile is A's big part in both
+  /// products that take it: no big_finite (consume_3xtf32() says why).
   static constexpr int A_TILES = PRODUCTS == 3 ? 2 : 1;
   /// The floats the copies bring per stage: A's tile, B's, then A's small
   /// part where a pass over A wrote it.

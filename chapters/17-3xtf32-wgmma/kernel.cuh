@@ -16,7 +16,7 @@ namespace ch17 {
 /// truncated split leaves each product an error near 2^-21 of its size,
 /// whatever K; FP32's own sums gather error as K grows. So at short K the
 /// truncated split's error can pass SGEMM's, and the rounded split's stays
-/// near it; but the rounded split is slower: it writes a third part (A
+/// near it; but the rounded split is slower: it writes a second part (A
 /// rounded, which the copies bring in A's place) and sums two steps at a
 /// time in the tensor cores, not four. The page measures both splits' errors and speeds
 /// (the variants truncated and rounded); kRoundBelowK was chosen from
