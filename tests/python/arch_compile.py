@@ -17,9 +17,22 @@ shared memory the kernels declare), with no dead code dropped before ptxas
 sees it, at an eighth of the optimizer's time. The optimized code of the
 GPU the build targets is the CMake build's.
 
+One compile stands for the architectures the code does not tell apart.
+The device code the chapters compile asks of the architecture only whether
+__CUDA_ARCH__ is at least 800 (mma.sync on TF32, cp.async) and whether it is
+sm_90a (__CUDA_ARCH_FEAT_SM90_ALL). So sm_86 and sm_89, between sm_80 and
+sm_90, take every branch sm_80 takes, and the compile for sm_80 stands for
+them: their PTX for compute_86 and compute_89 came out the same as
+compute_80's, line for line but the .target line, for every chapter with
+CUDA 13.0. Two checks keep that true: the script refuses a comparison of
+__CUDA_ARCH__ with any number but 800, or another feature macro, in the
+chapters' code (ARCH_TEST), and it refuses to stand for an architecture to
+which ladder/arch.hpp gives other instructions than sm_80's.
+
 Usage: arch_compile.py <archs binary> <cc> [--ptx]    e.g. ... build/bin/archs 75
 Exit 0 when every chapter behaves as the table says; 1 with one line per
-chapter that does not; 77 (skipped) without nvcc.
+chapter that does not, or per check above that fails; 77 (skipped) without
+nvcc.
 """
 
 from __future__ import annotations
@@ -35,6 +48,47 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_LINE_MARK = "// Build this chapter alone, from its folder:"
+#: Where the device code the chapters compile lives.
+DEVICE_SOURCES = ("chapters", "code/include", "tests/gpu")
+#: What the device code may ask of the architecture: __CUDA_ARCH__ compared
+#: with these numbers, and these feature macros (see the docstring).
+ARCH_TEST = re.compile(r"__CUDA_ARCH__\s*(?:[<>]=?|[!=]=)\s*(\d+)"
+                       r"|\b(__CUDA_ARCH_(?!_)\w+|NV_IF_\w+|NV_PROVIDES_\w+)")
+ARCH_NUMBERS = {"800"}
+ARCH_FEATURES = {"__CUDA_ARCH_FEAT_SM90_ALL"}
+#: The compile that stands for the architectures from it up to sm_90.
+STANDS_FOR_FROM, STANDS_FOR_BELOW = 80, 90
+
+
+def arch_tests_beyond(root: Path) -> list[str]:
+    """Each place where the chapters' device code asks of the architecture
+    something besides ARCH_NUMBERS and ARCH_FEATURES, as 'file:line: text'."""
+    found = []
+    for folder in DEVICE_SOURCES:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".cu", ".cuh", ".hpp", ".h") or path.name == "arch.hpp":
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                for match in ARCH_TEST.finditer(line):
+                    value, macro = match.groups()
+                    if (value and value not in ARCH_NUMBERS) or (macro and
+                                                                macro not in ARCH_FEATURES):
+                        found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    return found
+
+
+def stood_for(table: dict, cc: int) -> tuple[list[int], list[str]]:
+    """The architectures the compile for sm_<cc> stands for (sm_80: those
+    above it and below sm_90), and why it cannot, one line per architecture
+    whose instructions ladder/arch.hpp gives apart from sm_<cc>'s."""
+    if cc != STANDS_FOR_FROM:
+        return [], []
+    own = next(a for a in table["archs"] if a["cc"] == cc)["has"]
+    others = [a for a in table["archs"] if STANDS_FOR_FROM < a["cc"] < STANDS_FOR_BELOW]
+    return ([a["cc"] for a in others],
+            [f"sm_{a['cc']}: ladder/arch.hpp gives it other instructions than sm_{cc}, so "
+             f"the compile for sm_{cc} cannot stand for it; compile it too" for a in others
+             if a["has"] != own])
 
 
 def build_line(kernel: Path) -> list[str]:
@@ -106,6 +160,11 @@ def main(argv: list[str]) -> int:
     if arch is None:
         print(f"sm_{cc} is not in ladder/arch.hpp", file=sys.stderr)
         return 2
+    covered, refusals = stood_for(table, cc)
+    refusals += [f"{where}: the device code asks the architecture something beyond "
+                 f"__CUDA_ARCH__ >= 800 and sm_90a, so sm_80's compile no longer stands for "
+                 f"sm_86 and sm_89 (tests/CMakeLists.txt)"
+                 for where in arch_tests_beyond(ROOT)]
     chapters = sorted(p.parent for p in (ROOT / "chapters").glob("*/kernel.cu"))
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(2) as pool:
         jobs = [(chapter, pool.submit(
@@ -113,11 +172,13 @@ def main(argv: list[str]) -> int:
             arch["has"][table["chapter_needs"].get(chapter.name, "nothing")], Path(scratch), ptx))
                 for chapter in chapters]
         failures = [why for _, job in jobs if (why := job.result())]
+    failures += refusals
     for why in failures:
         print(why)
     if not failures:
         stage = "PTX for compute" if ptx else "sm"
-        print(f"{stage}_{cc}: {len(chapters)} chapters behave as ladder/arch.hpp says")
+        also = (", and so on " + " and ".join(f"sm_{c}" for c in covered)) if covered else ""
+        print(f"{stage}_{cc}: {len(chapters)} chapters behave as ladder/arch.hpp says{also}")
     return 1 if failures else 0
 
 

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+import arch_compile
 from common import ROOT
 from ladder_tools import archs, results
 
@@ -114,3 +115,38 @@ def test_chapter_14_runs_its_unpadded_tiling_on_99_kib(table, build_dir):
         "default", "unpadded", "unpadded", "default", "unpadded"]
     text = (ROOT / "chapters/14-tf32/CMakeLists.txt").read_text()
     assert "running the variant unpadded" in text
+
+
+# -- The compile that stands for others (tests/python/arch_compile.py) -------------------
+
+def test_the_chapters_ask_the_architecture_nothing_but_8_0_and_sm_90a():
+    assert arch_compile.arch_tests_beyond(ROOT) == []
+
+
+def test_a_new_question_to_the_architecture_is_found(tmp_path):
+    kernel = tmp_path / "chapters" / "99-new" / "kernel.cuh"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+                      "#endif\n"
+                      "#if __CUDA_ARCH__ >= 890  // FP8 conversions\n"
+                      "#endif\n"
+                      "NV_IF_TARGET(NV_PROVIDES_SM_86, (x();))\n")
+    found = arch_compile.arch_tests_beyond(tmp_path)
+    assert [line.split(":")[1] for line in found] == ["3", "5", "5"]
+
+
+def test_sm_80_stands_for_the_architectures_below_sm_90_with_its_instructions():
+    table = {"archs": [{"cc": 75, "has": {"tf32-mma": False}},
+                       {"cc": 80, "has": {"tf32-mma": True}},
+                       {"cc": 86, "has": {"tf32-mma": True}},
+                       {"cc": 89, "has": {"tf32-mma": False}},
+                       {"cc": 90, "has": {"tf32-mma": True}}]}
+    covered, refusals = arch_compile.stood_for(table, 80)
+    assert covered == [86, 89]
+    assert len(refusals) == 1 and refusals[0].startswith("sm_89:")
+    assert arch_compile.stood_for(table, 75) == ([], [])
+
+
+def test_sm_80_stands_for_sm_86_and_sm_89_in_the_table(table):
+    covered, refusals = arch_compile.stood_for(table, 80)
+    assert covered == [86, 89] and refusals == []
