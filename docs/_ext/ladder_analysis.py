@@ -683,9 +683,10 @@ class GpusDirective(_AnalysisDirective):
 
     COMPUTED = ("Computed: each architecture's limits and instructions from "
                 "ladder/arch.hpp, each variant's block from what the chapter's binary says "
-                "of itself. A CPU test compiles every chapter for each architecture (to "
-                "machine code for sm_75 and sm_120, to PTX between) to check the "
-                "instructions; the limits are checked again at run time.")
+                "of itself. A CPU test compiles every chapter to check the instructions: "
+                "to machine code for sm_75 and sm_120, to PTX for sm_80 and sm_100; sm_80's "
+                "compile stands for sm_86 and sm_89, which the code does not tell apart "
+                "from it. The limits are checked again at run time.")
 
     @staticmethod
     def cell(verdict) -> str:
