@@ -172,6 +172,12 @@ def describe(binary: Path) -> dict:
     return json.loads(done.stdout)
 
 
+def declared_binaries(build_dir: Path) -> list[str]:
+    """Every chapter binary, as the built chapters describe them: each
+    chapter's own and its variants (every chapter must be built)."""
+    return sorted(program.name for program in chapter_programs(build_dir, []))
+
+
 def chapter_folders() -> list[str]:
     """The chapters' folder names, in order."""
     return sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
@@ -522,7 +528,7 @@ def binaries_of(chapter: str, declared: list[str]) -> list[str]:
     return [name for name in declared if name == chapter or name.startswith(chapter + "-")]
 
 
-def changed_chapters(root: Path, gpu_folder: Path,
+def changed_chapters(root: Path, gpu_folder: Path, declared: list[str],
                      folders: list[str] | None = None) -> list[str]:
     """The chapters (folder names, TRANSPOSE for chapter 10's exercise and
     RANDOM for the random problems) that `gpu_folder` (results/<gpu>) holds
@@ -530,7 +536,6 @@ def changed_chapters(root: Path, gpu_folder: Path,
     changed since: what `--changed` measures. A chapter counts when any
     binary it declares does. (A run that measures one of RANDOM_CHAPTERS
     draws the random problems too: measures_random.)"""
-    declared = results_check.declared_binaries(root)
 
     def fresh(path: Path) -> bool:
         # A result records its inputs in its provenance; random.json, one
@@ -626,7 +631,8 @@ def main() -> int:
     baseline(build_dir, staging / "baseline.json")
     if args.changed:
         slug = results.read_json(staging / "baseline.json")["provenance"]["gpu_slug"]
-        args.chapters = changed_chapters(ROOT, ROOT / "results" / slug)
+        args.chapters = changed_chapters(ROOT, ROOT / "results" / slug,
+                                         declared_binaries(build_dir))
         if not args.chapters:
             say(f"nothing to measure: every result in results/{slug} is up to date")
             return 0
@@ -709,11 +715,8 @@ def main() -> int:
     print_table(chapters, capped(sizes, limit))
     if random is not None:
         print_random(random)
-    # Every chapter binary the chapters declare (of the chapters asked for)
-    # must have a result, not only those found in bin/.
-    declared = results_check.declared_binaries(ROOT)
-    expected = (declared if not args.chapters else
-                [name for c in args.chapters for name in binaries_of(c, declared)])
+    # Every program the chapters asked for describe must have a result.
+    expected = [program.name for program in programs]
     refusals = refusal(tests, status, chapters, expected, sanitizer,
                        expected if sanitizer else [], random)
     if drawn and random is None:
@@ -776,7 +779,7 @@ def main() -> int:
                     sources, ran)
     say(f"wrote {target.relative_to(ROOT)}")
     # What tests/pending_measurement.txt still says, and no longer needs to.
-    for unexplained in pending.problems(ROOT):
+    for unexplained in pending.problems(ROOT, declared_binaries(build_dir)):
         say(unexplained)
     return 0
 

@@ -189,6 +189,19 @@ def find_variant(repo_root: str | os.PathLike, build: str | os.PathLike,
     return path, variant_of(describe(path), slug, path)
 
 
+def declared_binaries(repo_root: str | os.PathLike, build: str | os.PathLike) -> list[str]:
+    """Every chapter binary a result is measured by, sorted: the slugs of
+    each chapter's variants as its built binary describes them (the
+    chapter's own is the chapter's name, another <chapter>-<variant>). Each
+    chapter folder must have its binary built, so that the list never
+    shrinks with the build: a missing one is an AnalysisError."""
+    names = []
+    for slug in results.chapter_slugs(repo_root):
+        path = require_binary(build, slug)
+        names += [variant["slug"] for variant in describe(path).get("variants", [])]
+    return sorted(names)
+
+
 def chapter_binaries(repo_root: str | os.PathLike,
                      build: str | os.PathLike) -> list[tuple[str, Path]]:
     """(chapter slug, binary) for every chapter whose binary is built, in order."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import provenance, results, results_check
+from . import provenance, results
 
 PENDING_FILE = Path("tests") / "pending_measurement.txt"
 #: The GPU whose results every chapter binary must have (the book's).
@@ -94,10 +94,11 @@ def changed(recorded: dict, root: Path) -> list[tuple[str, str]] | None:
     return provenance.changed_paths(inputs, Path(root), recorded.get("inputs_exclude"))
 
 
-def problems(root: Path, results_root: Path | None = None) -> list[str]:
+def problems(root: Path, declared: list[str], results_root: Path | None = None) -> list[str]:
     """Every stale or missing result the pending file does not explain, and
     every line of it that explains nothing; one line each, empty when the
-    tree and its results agree."""
+    tree and its results agree. `declared`: the chapter binaries, as the
+    built chapters describe them (binaries.declared_binaries)."""
     root = Path(root)
     results_root = Path(results_root or root / "results")
     pending = read(root)
@@ -115,7 +116,6 @@ def problems(root: Path, results_root: Path | None = None) -> list[str]:
     found += [f"{PENDING_FILE}: 'stale {name}': no measurement is stale through it; "
               f"remove the line" for name in pending.stale if name not in used]
 
-    declared = results_check.declared_binaries(root)
     have = {p.stem for p in (results_root / REFERENCE_GPU / "chapters").glob("*.json")}
     found += [f"{name}: no result on the {REFERENCE_GPU} (chapters/{name}.json), and "
               f"{PENDING_FILE} does not say so" for name in declared
@@ -127,8 +127,8 @@ def problems(root: Path, results_root: Path | None = None) -> list[str]:
     return found
 
 
-def measured_binaries(root: Path) -> list[str]:
-    """The chapter binaries declared and not pending as missing: those the
-    committed results must hold."""
+def measured_binaries(root: Path, declared: list[str]) -> list[str]:
+    """The chapter binaries `declared` that are not pending as missing: those
+    the committed results must hold."""
     missing = read(root).missing
-    return [name for name in results_check.declared_binaries(root) if name not in missing]
+    return [name for name in declared if name not in missing]

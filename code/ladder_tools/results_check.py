@@ -6,9 +6,9 @@ when any fails; tests/python/test_results.py runs them on every committed
 results/<gpu>/ folder. Each check returns a list of problems, one line each,
 empty when there is none.
 
-- every chapter binary has a result (the binaries are those the chapters'
-  CMakeLists.txt declare with ladder_add_chapter: the chapter, and
-  <chapter>-<name> for each name after VARIANTS, run by the same binary);
+- every chapter binary has a result (the binaries are those the built
+  chapters describe: each chapter's own and its variants, the slugs of its
+  --describe, ladder_tools.binaries.declared_binaries);
 - every measured size is correct;
 - gflops, cublas_gflops and pct_cublas follow from the recorded median times
   (docs/results-schema.md);
@@ -40,34 +40,6 @@ SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck"]
 # from another size would give is far larger).
 ROUNDING = 0.5e-8
 REL_TOL = 4 * ROUNDING
-
-_ADD_CHAPTER = re.compile(r"\bladder_add_chapter\s*\(([^)]*)\)")
-
-
-#: ladder_add_chapter's keywords (cmake/Ladder.cmake): the list after
-#: VARIANTS ends at the next of them.
-_KEYWORDS = {"SOURCE", "SIZES", "VARIANTS", "MIN_ARCH"}
-
-
-def declared_binaries(root: Path) -> list[str]:
-    """The chapter binaries the chapters' CMakeLists.txt declare, sorted:
-    <chapter folder> for a ladder_add_chapter call, and <chapter
-    folder>-<name> for each variant it names (VARIANTS <name> ...), as
-    cmake/Ladder.cmake names them."""
-    names = []
-    for listing in sorted((root / "chapters").glob("*/CMakeLists.txt")):
-        text = "\n".join(line.split("#")[0] for line in listing.read_text().splitlines())
-        chapter = listing.parent.name
-        for call in _ADD_CHAPTER.finditer(text):
-            words = call.group(1).split()
-            names.append(chapter)
-            if "VARIANTS" in words:
-                for word in words[words.index("VARIANTS") + 1:]:
-                    if word in _KEYWORDS:
-                        break
-                    names.append(f"{chapter}-{word}")
-    return sorted(names)
-
 
 def load_folder(folder: Path) -> dict:
     """A results/<gpu>/ folder in memory: {"chapters": {name: result},

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import fixture_site
-from ladder_tools import goals, pending, provenance
+from ladder_tools import binaries, goals, pending, provenance
 from ladder_tools.formatting import (
     format_error,
     format_gflops,
@@ -214,7 +214,7 @@ def test_a_sweep_stays_fresh_when_only_its_chosen_block_changes(tmp_path):
     assert "unknown exclusion" in staleness({**sweep, "inputs_exclude": "other"}, tmp_path)
 
 
-def test_committed_results_are_valid_and_fresh_or_pending():
+def test_committed_results_are_valid_and_fresh_or_pending(build_dir):
     """Every result in results/ reads, and belongs to the code in the tree;
     every measurement (sweeps, the transpose, the GPU tests' summary, the
     sanitizer, ncu and issue entries too) is stale once a file it was built
@@ -224,40 +224,40 @@ def test_committed_results_are_valid_and_fresh_or_pending():
     for gpu in gpu_folders(results):
         for path in sorted((results / gpu / "chapters").glob("*.json")):
             assert load_chapter_result(results, gpu, path.stem, ROOT) is not None
-    assert pending.problems(ROOT) == []
+    assert pending.problems(ROOT, binaries.declared_binaries(ROOT, build_dir)) == []
 
 
-def pending_tree(tree, listing: str, lines: str) -> list[str]:
-    """pending.problems for the `tree` fixture with its chapter declared by
-    `listing` (a CMakeLists.txt) and a pending file of `lines`."""
-    repo, results, kernel = tree
-    (kernel.parent / "CMakeLists.txt").write_text(listing)
+def pending_tree(tree, declared: list[str], lines: str) -> list[str]:
+    """pending.problems for the `tree` fixture, whose chapter binaries are
+    `declared` (as the built chapters would describe them), with a pending
+    file of `lines`."""
+    repo, results, _ = tree
     (repo / pending.PENDING_FILE).parent.mkdir(exist_ok=True)
     (repo / pending.PENDING_FILE).write_text(lines)
-    return pending.problems(repo, results)
+    return pending.problems(repo, declared, results)
 
 
 def test_a_stale_result_must_be_said_pending(tree):
     kernel = tree[2]
-    listing = "ladder_add_chapter(ch01 SOURCE kernel.cu)\n"
-    assert pending_tree(tree, listing, "") == []
+    declared = ["01-test"]
+    assert pending_tree(tree, declared, "") == []
     kernel.write_text("__global__ void k2() {}\n")
-    found = pending_tree(tree, listing, "")
+    found = pending_tree(tree, declared, "")
     assert len(found) == 1 and "chapters/01-test/kernel.cu has changed" in found[0]
-    assert pending_tree(tree, listing, "stale chapters/01-test/kernel.cu | edited\n") == []
+    assert pending_tree(tree, declared, "stale chapters/01-test/kernel.cu | edited\n") == []
     # A line that explains nothing is itself a problem.
-    found = pending_tree(tree, listing, "stale chapters/01-test/kernel.cu | edited\n"
+    found = pending_tree(tree, declared, "stale chapters/01-test/kernel.cu | edited\n"
                                         "stale code/other.cuh | nothing built from it\n")
     assert found == [f"{pending.PENDING_FILE}: 'stale code/other.cuh': no measurement is "
                      "stale through it; remove the line"]
 
 
 def test_a_missing_result_must_be_said_pending(tree):
-    listing = ("ladder_add_chapter(ch01 SOURCE kernel.cu VARIANTS fast)\n")
-    found = pending_tree(tree, listing, "")
+    declared = ["01-test", "01-test-fast"]
+    found = pending_tree(tree, declared, "")
     assert len(found) == 1 and found[0].startswith("01-test-fast: no result on the h200")
-    assert pending_tree(tree, listing, "missing 01-test-fast | new variant\n") == []
-    found = pending_tree(tree, listing, "missing 01-test-fast | new variant\n"
+    assert pending_tree(tree, declared, "missing 01-test-fast | new variant\n") == []
+    found = pending_tree(tree, declared, "missing 01-test-fast | new variant\n"
                                         "missing 01-test | measured already\n"
                                         "missing 09-gone | no such chapter\n")
     assert found == [
@@ -267,7 +267,7 @@ def test_a_missing_result_must_be_said_pending(tree):
 
 def test_a_malformed_pending_line_is_an_error(tree):
     with pytest.raises(ValueError, match="expected 'stale <path> | why'"):
-        pending_tree(tree, "", "stale chapters/01-test/kernel.cu\n")
+        pending_tree(tree, [], "stale chapters/01-test/kernel.cu\n")
 
 
 # -- Reading and checking ----------------------------------------------------

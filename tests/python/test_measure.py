@@ -243,7 +243,10 @@ def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path)
     folder = tmp_path / gpu.name
     shutil.copytree(gpu, folder)
     chapters = ["01-naive", "02-coalescing", "03-flat-block"]
-    fresh = measure.changed_chapters(ROOT, folder, chapters)
+    # The binaries of these chapters, as their --describe would list them:
+    # here, those the GPU's results hold.
+    declared = sorted(p.stem for c in chapters for p in (gpu / "chapters").glob(f"{c}*.json"))
+    fresh = measure.changed_chapters(ROOT, folder, declared, chapters)
     # Make 01 stale (a recorded hash no longer matches) and 02 missing.
     result = folder / "chapters" / "01-naive.json"
     data = json.loads(result.read_text())
@@ -251,10 +254,10 @@ def test_changed_picks_the_chapters_whose_results_are_missing_or_stale(tmp_path)
     data["provenance"]["inputs"][path] = "0" * 64
     result.write_text(json.dumps(data))
     (folder / "chapters" / "02-coalescing.json").unlink()
-    found = measure.changed_chapters(ROOT, folder, chapters)
+    found = measure.changed_chapters(ROOT, folder, declared, chapters)
     assert "01-naive" in found and "02-coalescing" in found
     assert ("03-flat-block" in found) == ("03-flat-block" in fresh)
-    assert measure.changed_chapters(ROOT, tmp_path / "no-such-gpu", chapters) == [
+    assert measure.changed_chapters(ROOT, tmp_path / "no-such-gpu", declared, chapters) == [
         *chapters, measure.TRANSPOSE, measure.RANDOM]
 
 

@@ -195,13 +195,13 @@ def test_the_file_goes_stale_when_any_of_the_three_chapters_changes(tmp_path):
 def test_changed_measures_the_random_problems_when_missing_or_stale(tmp_path):
     folder = tmp_path / "h200"
     folder.mkdir()
-    assert measure.RANDOM in measure.changed_chapters(ROOT, folder, [])
+    assert measure.RANDOM in measure.changed_chapters(ROOT, folder, [], [])
     content = random_fixture.random_file(3)
     (folder / "random.json").write_text(json.dumps(content))
-    assert measure.RANDOM not in measure.changed_chapters(ROOT, folder, [])
+    assert measure.RANDOM not in measure.changed_chapters(ROOT, folder, [], [])
     content["inputs"]["chapters/13-tail/kernel.cu"] = "0" * 64
     (folder / "random.json").write_text(json.dumps(content))
-    assert measure.RANDOM in measure.changed_chapters(ROOT, folder, [])
+    assert measure.RANDOM in measure.changed_chapters(ROOT, folder, [], [])
 
 
 def test_a_run_that_measures_a_final_chapter_draws_the_random_problems():

@@ -1,8 +1,9 @@
 """The committed results pass the checks the measure command runs before it
 writes them (code/ladder_tools/results_check.py), for every results/<gpu>/ folder:
 
-- every chapter binary the chapters' CMakeLists.txt declare has a result,
-  unless tests/pending_measurement.txt says it is not measured yet;
+- every chapter binary has a result (each chapter's own and its variants,
+  as the built binaries describe them), unless
+  tests/pending_measurement.txt says it is not measured yet;
 - every size is correct;
 - gflops, cublas_gflops and pct_cublas follow from the recorded median times
   (docs/results-schema.md), within what printing with %.9g can change;
@@ -35,10 +36,16 @@ RESULTS = ROOT / "results"
 REFERENCE = RESULTS / "h200"
 GPU_FOLDERS = sorted(p.name for p in RESULTS.iterdir()
                      if p.is_dir() and not p.name.startswith(".")) if RESULTS.is_dir() else []
-EXPECTED = rc.declared_binaries(ROOT)
+# Every chapter binary, as the built chapters describe themselves: the
+# checks need the build (CTest runs them after it).
+BUILD = binaries.build_dir(ROOT)
+if not (BUILD / "bin").is_dir():
+    pytest.skip(f"no built chapters in {BUILD}/bin: build first "
+                "(cmake --workflow --preset test)", allow_module_level=True)
+EXPECTED = binaries.declared_binaries(ROOT, BUILD)
 # Those the committed results must hold: the declared binaries less the ones
 # tests/pending_measurement.txt says are not measured yet (ladder_tools.pending).
-MEASURED = pending.measured_binaries(ROOT)
+MEASURED = pending.measured_binaries(ROOT, EXPECTED)
 
 
 def problems(folder: Path, check: str) -> list[str]:
@@ -86,26 +93,36 @@ def test_every_chapter_folder_declares_its_binary_and_the_variants_follow():
         assert any(name.startswith(c + "-") for c in chapters), name
 
 
-def test_declared_binaries_read_the_variants_of_each_call(tmp_path):
-    listings = {
-        "01-a": "ladder_add_chapter(ch01 SOURCE kernel.cu)\n",
-        "02-b": ("# ladder_add_chapter(commented VARIANTS no)\n"
-                 "ladder_add_chapter(ch02 SOURCE kernel.cu VARIANTS swizzled rows\n"
-                 "  SIZES 64x128x16 128)\n"),
-        "03-c": "ladder_add_chapter(ch03 SOURCE kernel.cu SIZES 1 2 VARIANTS stream-k)\n",
-    }
-    for folder, text in listings.items():
-        (tmp_path / "chapters" / folder).mkdir(parents=True)
-        (tmp_path / "chapters" / folder / "CMakeLists.txt").write_text(text)
-    assert rc.declared_binaries(tmp_path) == [
-        "01-a", "02-b", "02-b-rows", "02-b-swizzled", "03-c", "03-c-stream-k"]
+def fake_binary(path: Path, slugs: list[str]) -> None:
+    """A program that answers --describe as a chapter binary with these variants."""
+    described = {"variants": [{"slug": slug} for slug in slugs]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho '{json.dumps(described)}'\n")
+    path.chmod(0o755)
+
+
+def test_declared_binaries_are_what_each_chapter_binary_describes(tmp_path):
+    repo, build = tmp_path / "repo", tmp_path / "build"
+    for folder in ("01-a", "02-b"):
+        (repo / "chapters" / folder).mkdir(parents=True)
+        (repo / "chapters" / folder / "kernel.cu").write_text("")
+    fake_binary(build / "bin" / "01-a", ["01-a"])
+    fake_binary(build / "bin" / "02-b", ["02-b", "02-b-swizzled", "02-b-rows"])
+    assert binaries.declared_binaries(repo, build) == [
+        "01-a", "02-b", "02-b-rows", "02-b-swizzled"]
+    # A chapter whose binary is not built stops the list: it must not shrink.
+    (repo / "chapters" / "03-c").mkdir()
+    (repo / "chapters" / "03-c" / "kernel.cu").write_text("")
+    with pytest.raises(binaries.AnalysisError, match="03-c does not exist"):
+        binaries.declared_binaries(repo, build)
 
 
 def test_the_declared_binaries_are_what_measure_measures(build_dir):
-    """The chapters' CMake declarations and what the built binaries describe
-    (--describe) name the same results."""
+    """The book's list of the chapter binaries (ladder_tools.binaries) and the
+    measure command's (its chapter_programs) name the same results."""
     measured = sorted(p.name for p in measure.chapter_programs(build_dir, []))
     assert measured == sorted(EXPECTED)
+    assert measure.declared_binaries(build_dir) == EXPECTED
 
 
 # -- The committed results ---------------------------------------------------
@@ -356,14 +373,15 @@ def fake_measure(tmp_path, monkeypatch):
     binaries 'write' the committed reference results, the GPU tests and the
     sanitizer report what the test sets in `run`; results/ is tmp_path's."""
     root = tmp_path / "root"
-    for listing in (ROOT / "chapters").glob("*/CMakeLists.txt"):
-        (root / "chapters" / listing.parent.name).mkdir(parents=True)
-        shutil.copy(listing, root / "chapters" / listing.parent.name / "CMakeLists.txt")
+    for kernel in (ROOT / "chapters").glob("*/kernel.cu"):
+        (root / "chapters" / kernel.parent.name).mkdir(parents=True)
     run = {"tests": {"returncode": 0, "summary": "100% tests passed, 0 tests failed out of 3",
                      "failed": [], "skipped": []},
-           "edit": lambda name, result: None, "clean": True}
+           "edit": lambda name, result: None, "clean": True, "silent": set()}
 
     def benchmark(program, out, sizes, extras=True, limit=None, warmup_ms=None):
+        if program.name in run["silent"]:  # a program that exits 0 and writes nothing
+            return {"returncode": 0}
         committed = REFERENCE / "chapters" / f"{program.name}.json"
         if not committed.exists():  # not measured yet: another chapter's numbers
             committed = REFERENCE / "chapters" / f"{MEASURED[0]}.json"
@@ -440,16 +458,16 @@ def test_measure_writes_a_run_that_passes(fake_measure, capsys):
     assert "code/include/ladder/runner.cuh" in tests["inputs"]
 
 
-def test_measure_refuses_a_run_that_missed_a_declared_variant(fake_measure, monkeypatch, capsys):
-    """A variant the chapters declare but bin/ lacks is a missing result."""
-    root, _ = fake_measure
+def test_measure_refuses_a_run_that_missed_a_described_variant(fake_measure, capsys):
+    """A variant its binary describes that wrote no result is a missing result."""
+    root, run = fake_measure
     chapters = sorted(p.name for p in (ROOT / "chapters").iterdir() if (p / "kernel.cu").exists())
-    monkeypatch.setattr(measure, "chapter_programs",
-                        lambda build_dir, wanted: [program(build_dir, name) for name in chapters])
+    run["silent"] = set(EXPECTED) - set(chapters)
+    assert run["silent"], "no chapter has a variant"
     assert measure.main() == 1
     assert not (root / "results").exists()
     out = capsys.readouterr().out
-    for variant in set(EXPECTED) - set(chapters):
+    for variant in run["silent"]:
         assert f"measure: {variant}: no result (chapters/{variant}.json)" in out
 
 
