@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
@@ -29,6 +30,11 @@ from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Reque
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg
 from ladder_tools import results
 from ladder_tools.formatting import format_size, parse_size
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from matplotlib.figure import Figure as MplFigure
 
 #: The input distributions, as the results name them, and how each is drawn.
 DISTRIBUTIONS = ("uniform", "wide")
@@ -113,7 +119,8 @@ def accuracy_points(named: list[tuple[str, results.ChapterResult | None]],
 
 
 def accuracy_data(repo_root: str | os.PathLike, slugs: list[str],
-                  size: tuple[int, int, int], gpu: str = results.REFERENCE_GPU):
+                  size: tuple[int, int, int], gpu: str = results.REFERENCE_GPU
+                  ) -> tuple[Accuracy | None, list[results.ChapterResult], list[Path]]:
     """(Accuracy or None, the results used, the files read) for the named
     results on one GPU; None when no result has a point at ``size``."""
     root = results.results_root(repo_root)
@@ -147,7 +154,7 @@ def _label_goes_right(data: Accuracy, line: float, x_max: float) -> bool:
     return not crowded(True) or crowded(False)
 
 
-def accuracy_figure(data: Accuracy, mode: str):
+def accuracy_figure(data: Accuracy, mode: str) -> MplFigure:
     """The matplotlib figure of draw_accuracy (the tests measure it); the
     caller closes it. Each marker has a gid: ``accuracy-<index>-<distribution>``,
     the index of its point in ``data.points``."""

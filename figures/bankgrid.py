@@ -21,15 +21,18 @@ with its lane, coloured by whether its bank is conflicted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Rectangle
 
 from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
 from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.bankmap import run_bankmap
 from ladder_tools.binaries import AnalysisError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 BANKS = 32
 BANK_BYTES = 4
@@ -177,7 +180,7 @@ def _multi_phase(grids: list[Grid]) -> bool:
     return any(len([p for p in g.phases if p.rows]) > 1 for g in grids)
 
 
-def _panel(figure, grid: Grid, box: tuple[float, float, float, float], cell: float,
+def _panel(figure: MplFigure, grid: Grid, box: tuple[float, float, float, float], cell: float,
            index: int, theme: dict, phase_labels: bool) -> None:
     """One access's grid in ``box`` (figure fractions); ``cell`` is a cell's side in inches."""
     ink, lines = theme["ink"], theme["grid"]
@@ -220,7 +223,7 @@ def _panel(figure, grid: Grid, box: tuple[float, float, float, float], cell: flo
                           ha="left", va="center", fontsize=SMALL, color=ink, gid="phase")
 
 
-def bankgrid_figure(grids: list[Grid], mode: str):
+def bankgrid_figure(grids: list[Grid], mode: str) -> MplFigure:
     """The panels stacked, the first at the top, under a key of the colours."""
     theme = THEMES[mode]
     ink = theme["ink"]
@@ -241,8 +244,6 @@ def bankgrid_figure(grids: list[Grid], mode: str):
     # The key: a swatch of each colour and its words, one after the other.
     y = (height - KEY_ROOM / 2) / height
     x = LEFT / width
-    assert isinstance(figure.canvas, FigureCanvasAgg)  # the backend style.py chooses
-    renderer = figure.canvas.get_renderer()
     for colour, words in ((CONFLICT_COLOUR, "bank asked for two or more words: a conflict"),
                           (FREE_COLOUR, "bank asked for one word")):
         swatch = Rectangle((x, y - 0.5 * cell / height), cell / width, cell / height,
@@ -252,8 +253,10 @@ def bankgrid_figure(grids: list[Grid], mode: str):
         figure.patches.append(swatch)
         label = figure.text(x + 1.5 * cell / width, y, words, fontsize=SMALL, color=ink,
                             va="center", gid="key-text")
+        # Measured with the figure's own renderer (the canvas's: Agg, the
+        # backend style.py chooses).
         x = figure.transFigure.inverted().transform(
-            (label.get_window_extent(renderer).x1, 0))[0] + 0.3 / width
+            (label.get_window_extent().x1, 0))[0] + 0.3 / width
     # What the rows are, over the first panel's row numbers, beside its title.
     figure.text(0.08 / width, (height - KEY_ROOM - TITLE_ROOM + 0.02) / height, "wave-\nfront",
                 fontsize=SMALL, color=ink, va="bottom", ha="left", linespacing=1.0,

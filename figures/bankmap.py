@@ -7,6 +7,8 @@ The data: one access as build/bin/bankmap reports it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
@@ -15,8 +17,11 @@ from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools.bankmap import bank_summary, run_bankmap
 from ladder_tools.binaries import AnalysisError
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
-def bankmap_figure(report: dict, mode: str):
+
+def bankmap_figure(report: dict, mode: str) -> MplFigure:
     """The matplotlib figure of draw_bankmap (for the tests, which measure
     it); the caller closes it."""
     theme = THEMES[mode]

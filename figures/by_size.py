@@ -10,6 +10,7 @@ spike between 4096 and 4097.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 
@@ -17,6 +18,10 @@ from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, c
 from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results as results_files
 from ladder_tools.results import ChapterResult, is_timed
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ def on_series(size: int) -> bool:
     return size % SERIES_STEP == 0
 
 
-def _by_size_axes(axes, sizes: list[int]) -> None:
+def _by_size_axes(axes: Axes, sizes: list[int]) -> None:
     """A log2 axis labelled at the powers of two only (labels at 1000 and
     1024, or at 3072 to 8192, would run into each other); the other
     measured sizes get a tick without a label."""
@@ -57,8 +62,8 @@ def _by_size_axes(axes, sizes: list[int]) -> None:
     axes.set_xlabel("M = N = K")
 
 
-def _plot_sizes(axes, sizes: list[int], values: list[float], colour: str, label: str,
-                **line) -> None:
+def _plot_sizes(axes: Axes, sizes: list[int], values: list[float], colour: str, label: str,
+                **line: Any) -> None:
     """One series: a line through the sizes on the series, open markers
     (unlabelled in the legend) at the others."""
     joined = [(s, v) for s, v in zip(sizes, values, strict=True) if on_series(s)]
@@ -85,7 +90,7 @@ STACKED_WIDTH_IN = 3.75
 
 
 def by_size_figure(gflops: list[Series], cublas: list[Series], pct: list[Series],
-                   mode: str, reference: str = "sgemm", stacked: bool = False):
+                   mode: str, reference: str = "sgemm", stacked: bool = False) -> MplFigure:
     """The matplotlib figure of draw_by_size (for the tests, which measure
     it); the caller closes it. `stacked` puts the % panel under the GFLOP/s
     one, narrow enough for a phone."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
@@ -25,6 +26,9 @@ from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, tool_json
 from ladder_tools.formatting import format_size, parse_size
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 WHOLE, SLICE = GPU_COLOURS[0], GPU_COLOURS[1]
 TEXT = 12.5
@@ -118,7 +122,8 @@ def _plan(label: str, report: dict, sms: int) -> Plan:
 
 
 def chapter_cut(repo_root: Path, tool: Path, slug: str, size: str,
-                gpu: str = results.REFERENCE_GPU, tf32: bool = False):
+                gpu: str = results.REFERENCE_GPU, tf32: bool = False
+                ) -> tuple[Cut | None, list[Path], results.ChapterResult | None]:
     """The Cut at ``size`` (N or MxNxK) on ``gpu``'s SMs (from ``slug``'s
     result), the files read, and the result used (for its staleness); None
     for the Cut when the GPU has no result for ``slug``. ``tf32``: chapter
@@ -169,7 +174,7 @@ def alt_text(c: Cut) -> str:
             f"{c.cut.steps_per_slice} steps: the busiest SM runs {c.cut.busiest}.")
 
 
-def cut_figure(c: Cut, mode: str):
+def cut_figure(c: Cut, mode: str) -> MplFigure:
     theme = THEMES[mode]
     ink, grid = theme["ink"], theme["grid"]
     span = max(c.uncut.busiest, c.cut.busiest)

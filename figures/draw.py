@@ -38,7 +38,8 @@ from ladder_tools import binaries, results
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def add_figure(figures, figure: Figure) -> None:
+def add_figure(figures: argparse._SubParsersAction[argparse.ArgumentParser],
+               figure: Figure) -> None:
     """One subcommand: the figure's arguments and options, and --out, --mode."""
     # argparse formats help with %: "% of cuBLAS" must be %%.
     command = figures.add_parser(figure.name, help=figure.summary.replace("%", "%%"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
@@ -28,6 +29,10 @@ from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, c
 from figures.style import RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError
 from ladder_tools.fragmap import lane_group, load_title, run_fragmap, shown_loads, tile
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 #: One colour per lane group (8 groups), mid-contrast on white and on
 #: near-black, drawn at FILL_ALPHA under text in the page's ink.
@@ -130,7 +135,7 @@ def fragment_tiles(report: dict) -> list[Tile]:
     return tiles
 
 
-def _draw_tile(axes, t: Tile, theme: dict) -> None:
+def _draw_tile(axes: Axes, t: Tile, theme: dict) -> None:
     ink, lines = theme["ink"], theme["grid"]
     axes.set_gid(f"tile-{t.name}")
     axes.set_xlim(0, t.cols)
@@ -154,7 +159,8 @@ def _draw_tile(axes, t: Tile, theme: dict) -> None:
     axes.add_patch(Rectangle((0, 0), t.cols, t.rows, fc="none", ec=ink, lw=1.0, zorder=4))
 
 
-def _indices(figure, t: Tile, box, cell: float, where: str, ink: str) -> None:
+def _indices(figure: MplFigure, t: Tile, box: tuple[float, float, float, float], cell: float,
+             where: str, ink: str) -> None:
     """Row numbers left of a tile, or column numbers above or below it."""
     fw, fh = figure.get_size_inches()
     x0, y0, w, h = box
@@ -176,7 +182,7 @@ def _indices(figure, t: Tile, box, cell: float, where: str, ink: str) -> None:
                     fontsize=SMALL, color=ink, style="italic", gid=f"axis-{t.name}")
 
 
-def fragments_figure(tiles: list[Tile], mode: str):
+def fragments_figure(tiles: list[Tile], mode: str) -> MplFigure:
     """A left of C, B above C, each element with its lane and register."""
     theme = THEMES[mode]
     ink = theme["ink"]

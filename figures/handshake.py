@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch, Rectangle
@@ -42,6 +43,10 @@ from matplotlib.patches import FancyBboxPatch, Rectangle
 from figures import ring
 from figures.style import RC, THEMES, svg
 from ladder_tools.binaries import describe, find_variant
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.text import Annotation
 
 TEXT = 10.5
 TITLE = 11.5
@@ -252,7 +257,7 @@ def caption_words(h: Handshake) -> str:
             f"wait on each fresh empty (parity 1) returns at once.")
 
 
-def handshake_figure(h: Handshake, mode: str):
+def handshake_figure(h: Handshake, mode: str) -> Figure:
     theme = THEMES[mode]
     ink = theme["ink"]
     plan = schedule(h)
@@ -334,7 +339,8 @@ def handshake_figure(h: Handshake, mode: str):
                       va="center", fontsize=TEXT, color=ink, gid=f"label-{c.gid}")
             chips[c.gid] = c.row + 0.5
 
-        def arrow(gid, start, end, barrier):
+        def arrow(gid: str, start: tuple[float, float], end: tuple[float, float],
+                  barrier: str) -> Annotation:
             drawn = axes.annotate("", xy=end, xytext=start, annotation_clip=False,
                                   arrowprops={"arrowstyle": "-|>", "color": ink, "lw": 1.1,
                                               "ls": LINE_STYLES[barrier], "shrinkA": 0,

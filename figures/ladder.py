@@ -15,8 +15,10 @@ The data: each GPU's chapter results and its baseline.json
 
 from __future__ import annotations
 
+import os
 import statistics
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.container import BarContainer
@@ -27,6 +29,10 @@ from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thou
 from ladder_tools import results as results_files
 from ladder_tools.formatting import format_size
 from ladder_tools.results import ChapterResult, median_cublas_gflops
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 #: The first chapter of Part II, the tensor cores.
 PART_II_FIRST = 14
@@ -78,8 +84,8 @@ def ladder_bars(label: str, slugs: list[str], results: dict[str, ChapterResult],
     )
 
 
-def every_gpu_bars(results_root, repo_root, slugs: list[str],
-                   size: tuple[int, int, int]) -> list[LadderBars]:
+def every_gpu_bars(results_root: str | os.PathLike, repo_root: str | os.PathLike,
+                   slugs: list[str], size: tuple[int, int, int]) -> list[LadderBars]:
     """ladder_bars() for every GPU under results/ that has a result of any
     chapter in ``slugs``, labelled with the GPU's name."""
     bars = []
@@ -94,7 +100,7 @@ def every_gpu_bars(results_root, repo_root, slugs: list[str],
     return bars
 
 
-def _panel(axes, chapters: list[int], labels: list[str], bars: list[LadderBars], part: int,
+def _panel(axes: Axes, chapters: list[int], labels: list[str], bars: list[LadderBars], part: int,
            theme: dict, across: bool = False) -> None:
     """One part's bars (the chapters at indices ``chapters``) and lines;
     ``across``: the bars lie along the GFLOP/s axis, the first chapter on
@@ -144,7 +150,7 @@ STACKED_WIDTH_IN = 3.75
 
 
 def ladder_figure(chapter_labels: list[str], bars: list[LadderBars], mode: str,
-                  stacked: bool = False):
+                  stacked: bool = False) -> MplFigure:
     """The matplotlib figure of draw_ladder (the tests measure it); the caller
     closes it. Part I's panel has gid ``ladder-part-1``, Part II's
     ``ladder-part-2``. `stacked` puts Part II's panel under Part I's, and

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
@@ -19,6 +20,9 @@ from figures.style import RC, THEMES, legend, style_axes, svg
 from ladder_tools.binaries import AnalysisError, chapter_binaries, describe, variant_of
 from ladder_tools.kernels import variant_main_kernel
 from ladder_tools.mix import kernel_mix, mix_categories
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 #: The K-loop mix's families, in drawing order, with a colour each (readable
 #: on white and near-black; FFMA, the useful work, the strongest).
@@ -57,7 +61,7 @@ def mix_bars(binaries: list[tuple[str, Path]]) -> list[MixBar]:
 STACKED_WIDTH_IN = 3.75
 
 
-def mix_figure(bars: list[MixBar], mode: str, stacked: bool = False):
+def mix_figure(bars: list[MixBar], mode: str, stacked: bool = False) -> MplFigure:
     """The matplotlib figure of draw_mix (for the tests, which measure it);
     the caller closes it. `stacked`: the legend under the bars instead of
     beside them, narrow enough for a phone."""

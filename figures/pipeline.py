@@ -8,6 +8,7 @@ schematic, not a timing. With ``:handshake:`` the barriers' handshake
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.artist import Artist
@@ -27,6 +28,9 @@ from figures.ring import (
 )
 from figures.stages import lanes
 from figures.style import RC, THEMES, legend, svg
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 TEXT = 12.5
 TITLE = 13
@@ -60,7 +64,7 @@ def alt_text(p: Pipeline) -> str:
             "next. The order the code imposes, not measured time.")
 
 
-def pipeline_figure(p: Pipeline, mode: str):
+def pipeline_figure(p: Pipeline, mode: str) -> MplFigure:
     theme = THEMES[mode]
     ink = theme["ink"]
     tasks = schedule(p)

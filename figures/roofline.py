@@ -31,8 +31,10 @@ the bandwidth slope is a chapter whose loads the caches served.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import matplotlib.pyplot as plt
 from matplotlib.artist import Artist
@@ -48,6 +50,11 @@ from ladder_tools.binaries import AnalysisError, describe, find_variant
 from ladder_tools.formatting import format_gflops
 from ladder_tools.resources import BOOK_ARCH, kernel_resources
 from ladder_tools.values import theoretical_fma_gflops
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+    from matplotlib.figure import Figure as MplFigure
 
 #: Bytes per float, and the intensity of a kernel whose every operand load
 #: reaches L2/DRAM: 2 FLOP (one FMA) per two floats loaded.
@@ -225,15 +232,15 @@ _DIRECTIONS = [(1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1), (0, 1), (0, 
 _RINGS = [7, 14, 22, 31, 41]
 
 
-def _overlap(a, b, pad: float = 1.0) -> bool:
+def _overlap(a: Bbox, b: Bbox, pad: float = 1.0) -> bool:
     return (a.x0 < b.x1 + pad and b.x0 < a.x1 + pad and a.y0 < b.y1 + pad and b.y0 < a.y1 + pad)
 
 
-def _axis_number(value: float, _=None) -> str:
+def _axis_number(value: float, _: int | None = None) -> str:
     return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
-def _ceilings(axes, r: Roofline, x_range: tuple[float, float], ink: str) -> None:
+def _ceilings(axes: Axes, r: Roofline, x_range: tuple[float, float], ink: str) -> None:
     """The measured ceilings (the bandwidth slope up to the ridge, then the
     flat FMA peak) and, dashed, the theoretical FMA peak."""
     xs = [x_range[0], r.ridge, x_range[1]]
@@ -246,7 +253,7 @@ def _ceilings(axes, r: Roofline, x_range: tuple[float, float], ink: str) -> None
         dashed.set_gid("ceiling-theoretical")
 
 
-def _dots(axes, points: list[Point], gid: str) -> None:
+def _dots(axes: Axes, points: list[Point], gid: str) -> None:
     dots = axes.scatter([p.intensity for p in points], [p.gflops for p in points],
                         s=(2 * MARKER_RADIUS) ** 2, color=POINT_COLOUR, edgecolors="none",
                         zorder=3)
@@ -259,7 +266,7 @@ def crowded(r: Roofline) -> list[Point]:
     return [p for p in r.points if p.intensity >= r.ridge and p.gflops >= r.fma_peak_gflops / 2.5]
 
 
-def roofline_figure(r: Roofline, mode: str):
+def roofline_figure(r: Roofline, mode: str) -> MplFigure:
     """The drawn figure (matplotlib), for draw_roofline and the tests."""
     theme = THEMES[mode]
     ink = theme["ink"]
@@ -342,7 +349,8 @@ def roofline_figure(r: Roofline, mode: str):
         return figure
 
 
-def _place_labels(figure, axes, points: list[Point], avoid: list, ink: str) -> None:
+def _place_labels(figure: MplFigure, axes: Axes, points: list[Point], avoid: list[Artist],
+                  ink: str) -> None:
     """Each chapter's number beside its point in ``axes``, at the nearest
     place where it overlaps no other label, no point, nothing in ``avoid``
     (texts, the magnified panel) and stays in the axes; a label further than
@@ -351,12 +359,15 @@ def _place_labels(figure, axes, points: list[Point], avoid: list, ink: str) -> N
     if not points:
         return
     figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
+    # The figures are drawn with Agg (figures/style.py), whose canvas has a
+    # renderer; matplotlib leaves its get_renderer unannotated.
+    get_renderer: Callable[[], RendererAgg] = cast("FigureCanvasAgg", figure.canvas).get_renderer
+    renderer = get_renderer()
     scale = figure.dpi / 72
     taken = [a.get_window_extent(renderer) for a in avoid]
     taken += [Text.get_window_extent(t, renderer)
               for a in figure.axes for inner in (a, *a.child_axes) for t in inner.texts
-              if t.get_gid() and t.get_gid().startswith("label-")]
+              if (t.get_gid() or "").startswith("label-")]
     centres = [axes.transData.transform((p.intensity, p.gflops)) for p in points]
     radius = MARKER_RADIUS * scale
     dots = [Bbox.from_extents(x - radius, y - radius, x + radius, y + radius) for x, y in centres]

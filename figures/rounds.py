@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
@@ -20,6 +21,9 @@ from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Reque
 from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, find_variant
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 FILL = GPU_COLOURS[0]
 TEXT = 12.5
@@ -73,7 +77,8 @@ class Rounds:
 
 
 def chapter_rounds(repo_root: Path, build: Path, slug: str, size: int,
-                   gpu: str = results.REFERENCE_GPU):
+                   gpu: str = results.REFERENCE_GPU
+                   ) -> tuple[Rounds | None, list[Path], results.ChapterResult | None]:
     """The Rounds of ``slug`` at N = ``size`` on ``gpu``, the files read, and
     the result used (for its staleness); None for Rounds when the GPU has no
     result for it."""
@@ -111,7 +116,7 @@ BAR = 0.34
 GAP = 0.14
 
 
-def rounds_figure(r: Rounds, mode: str):
+def rounds_figure(r: Rounds, mode: str) -> MplFigure:
     theme = THEMES[mode]
     ink, grid = theme["ink"], theme["grid"]
     filled = r.filled()

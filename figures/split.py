@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, Rectangle
@@ -40,6 +41,10 @@ from figures import ring
 from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
+    from matplotlib.text import Text
 
 TEXT = 10.5
 TITLE = 11.5
@@ -175,7 +180,7 @@ def caption_words(s: Split) -> str:
             "of 8 with the sums they write.")
 
 
-def split_figure(s: Split, mode: str):
+def split_figure(s: Split, mode: str) -> MplFigure:
     theme = THEMES[mode]
     ink = theme["ink"]
     height = 8.25
@@ -188,14 +193,16 @@ def split_figure(s: Split, mode: str):
         axes.set_xlim(0, WIDTH)
         axes.set_ylim(height, 0)  # inches, down
 
-        def text(x, y, words, gid=None, **options):
+        def text(x: float, y: float, words: str, gid: str | None = None,
+                 **options: Any) -> Text:
             drawn = axes.text(x, y, words, fontsize=options.pop("fontsize", TEXT), color=ink,
                               **{"ha": "center", "va": "center", "linespacing": 1.2, **options})
             if gid:
                 drawn.set_gid(gid)
             return drawn
 
-        def box(x0, y0, w, h, key, gid, words, fill=True):
+        def box(x0: float, y0: float, w: float, h: float, key: str, gid: str, words: str,
+                fill: bool = True) -> Rectangle:
             colour, alpha = FILLS.get(key, (theme["grid"], 0.4))
             patch = Rectangle((x0, y0), w, h, fc=colour if fill else "none",
                               alpha=alpha if fill else 1, ec=ink if not fill else "none",
@@ -205,7 +212,8 @@ def split_figure(s: Split, mode: str):
             text(x0 + w / 2, y0 + h / 2, words, gid=f"{gid}-words")
             return patch
 
-        def arrow(gid, start, end, words=None, side="right"):
+        def arrow(gid: str, start: tuple[float, float], end: tuple[float, float],
+                  words: str | None = None, side: str = "right") -> FancyArrowPatch:
             drawn = FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, lw=1.1,
                                     color=ink, shrinkA=1, shrinkB=1)
             drawn.set_gid(gid)
@@ -216,7 +224,7 @@ def split_figure(s: Split, mode: str):
                      ha="left" if side == "right" else "right", gid=f"{gid}-words")
             return drawn
 
-        def heading(y, words, gid):
+        def heading(y: float, words: str, gid: str) -> None:
             text(0.05, y, words, ha="left", va="bottom", fontweight="bold", gid=gid)
             axes.plot([0.05, WIDTH - 0.05], [y + 0.03, y + 0.03], color=theme["grid"], lw=0.8)
 

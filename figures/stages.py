@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
@@ -19,6 +20,9 @@ from matplotlib.patches import Patch, Rectangle
 from figures.registry import Context, Drawing, Drawn, Figure, Request
 from figures.style import GPU_COLOURS, RC, THEMES, legend
 from ladder_tools.binaries import AnalysisError, describe, find_variant
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 LOAD_COLOUR = GPU_COLOURS[1]
 FMA_COLOUR = GPU_COLOURS[0]
@@ -133,7 +137,7 @@ def lanes(gid: str, stages: int, columns: float, head: float, foot: float, label
     return Lanes(figure, axes, height, total)
 
 
-def stages_figure(s: Stages, mode: str):
+def stages_figure(s: Stages, mode: str) -> MplFigure:
     theme = THEMES[mode]
     ink = theme["ink"]
     cells, barriers = schedule(s)

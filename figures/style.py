@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -19,6 +19,11 @@ matplotlib.use("Agg")  # before pyplot is imported: the backend is chosen first
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter
 from matplotlib.typing import RcKeyType
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
+    from matplotlib.legend import Legend
 
 #: The page modes, each with its text, axis and grid colours.
 THEMES = {
@@ -36,7 +41,7 @@ RC: dict[RcKeyType, Any] = {"svg.fonttype": "none", "svg.hashsalt": "ladder"}
 thousands = FuncFormatter(lambda value, _: f"{value:,.0f}")
 
 
-def style_axes(axes, theme: dict) -> None:
+def style_axes(axes: Axes, theme: dict) -> None:
     """Transparent axes with the mode's ink and grid, no top or right spine."""
     axes.set_facecolor("none")
     axes.tick_params(colors=theme["ink"], which="both")
@@ -56,7 +61,7 @@ def style_axes(axes, theme: dict) -> None:
 LEGEND_CHARACTERS = 44
 
 
-def legend(owner, theme: dict, **options):
+def legend(owner: Axes | MplFigure, theme: dict, **options: Any) -> Legend:
     """A frameless legend of ``owner`` (axes or figure) in the mode's ink,
     placed and sized as ``options`` say (small text unless they give a
     fontsize), each entry wrapped at LEGEND_CHARACTERS; returns it."""
@@ -67,7 +72,7 @@ def legend(owner, theme: dict, **options):
     return drawn
 
 
-def svg(figure) -> bytes:
+def svg(figure: MplFigure) -> bytes:
     """The figure as SVG (transparent, cropped, no date); closes it."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="svg", transparent=True, bbox_inches="tight",

@@ -8,6 +8,8 @@ configuration the chapter's kernel file commits to, as plain lists
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 
 from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
@@ -16,6 +18,9 @@ from ladder_tools import results
 from ladder_tools.binaries import find_variant
 from ladder_tools.formatting import format_size
 from ladder_tools.sweep_results import Sweep, committed_config, load_sweep, sweep_path
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 
 def sweep_points(sweep: Sweep, committed: dict | None
@@ -37,7 +42,7 @@ STACKED_WIDTH_IN = 3.75
 
 
 def sweep_figure(rates: list[float], correct: list[bool], winner: int | None,
-                 median: float | None, mode: str, stacked: bool = False):
+                 median: float | None, mode: str, stacked: bool = False) -> MplFigure:
     """The matplotlib figure of draw_sweep (for the tests, which measure
     it); the caller closes it. `stacked`: the legend under the plot instead
     of beside it, narrow enough for a phone."""

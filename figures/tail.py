@@ -28,6 +28,7 @@ import heapq
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
@@ -37,6 +38,10 @@ from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Reque
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools import results, tailplan
 from ladder_tools.binaries import AnalysisError
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 TEXT = 11.5
 FIGURE_WIDTH = 7.0
@@ -206,7 +211,8 @@ class TailRounds:
 
 
 def chapter_tail_rounds(repo_root: Path, build: Path, tool: Path, size: tuple[int, int, int],
-                        schemes: list[str], gpu: str = "h200"):
+                        schemes: list[str], gpu: str = "h200"
+                        ) -> tuple[TailRounds | None, list[Path], results.ChapterResult | None]:
     """The TailRounds of ``schemes`` at ``size`` on ``gpu``, the files read,
     and the 13-tail result (None when not measured); None for TailRounds
     when the GPU has no result to take its SMs from."""
@@ -293,7 +299,7 @@ def _panel_height(r: TailRounds, panel: Panel) -> float:
     return len(r.sampled()) * (panel.per_sm * LANE + SM_GAP) - SM_GAP
 
 
-def tail_rounds_figure(r: TailRounds, mode: str, phone: bool = False):
+def tail_rounds_figure(r: TailRounds, mode: str, phone: bool = False) -> MplFigure:
     """The figure of draw_tail_rounds (the tests measure it); the caller
     closes it. `phone`: the phone's drawing, narrow (PHONE_WIDTH)."""
     theme = THEMES[mode]
@@ -366,8 +372,8 @@ def tail_rounds_figure(r: TailRounds, mode: str, phone: bool = False):
         return figure
 
 
-def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, grid: str,
-                text: float = TEXT):
+def _draw_gantt(axes: Axes, panel: Panel, sampled: list[int], limit: float, ink: str, grid: str,
+                text: float = TEXT) -> None:
     row_of = {sm: i for i, sm in enumerate(sampled)}
     band = panel.per_sm * LANE
     pitch = band + SM_GAP
@@ -401,8 +407,8 @@ def _draw_gantt(axes, panel: Panel, sampled: list[int], limit: float, ink: str, 
     axes.tick_params(axis="y", length=0, colors=ink, labelsize=text - 1.5)
 
 
-def _draw_busy(axes, panel: Panel, limit: float, ink: str, grid: str, sms: int,
-               text: float = TEXT):
+def _draw_busy(axes: Axes, panel: Panel, limit: float, ink: str, grid: str, sms: int,
+               text: float = TEXT) -> None:
     steps = panel.busy()
     xs = [t for t, _ in steps]
     ys = [level for _, level in steps]

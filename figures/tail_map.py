@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
@@ -42,6 +44,10 @@ from ladder_tools import results
 from ladder_tools.formatting import DASH, format_gflops, format_percent
 from ladder_tools.goals import AGAINST
 from ladder_tools.random_problems import RANDOM_CHAPTERS
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 CHAPTER = "13-tail"  #: the chapter a page's map is of unless it names another
 #: M and N of the heat map's rows and columns, and its K.
@@ -151,7 +157,8 @@ def chapter_goal(chapter: str) -> tuple[str, float]:
     return (goal.against, goal.percent) if goal else ("cuBLAS", 100.0)
 
 
-def chapter_tail_map(repo_root: Path, gpu: str = results.REFERENCE_GPU, chapter: str = CHAPTER):
+def chapter_tail_map(repo_root: Path, gpu: str = results.REFERENCE_GPU, chapter: str = CHAPTER
+                     ) -> tuple[TailMap, results.ChapterResult] | tuple[None, None]:
     """The TailMap of ``gpu``'s result of ``chapter`` and that result; (None,
     None) when the GPU has none."""
     found = results.load_chapter_result(results.results_root(repo_root), gpu, chapter,
@@ -209,7 +216,8 @@ def legend_words(m: TailMap) -> tuple[str, str]:
 # -- Drawing -------------------------------------------------------------------------
 
 
-def cell_colour(pct: float | None, grid: str, goal: float = 100.0):
+def cell_colour(pct: float | None, grid: str,
+                goal: float = 100.0) -> tuple[float, float, float, float]:
     """A cell's fill: blue at or above the goal, orange below, the more
     opaque the further from it (on the page's background: pale on white,
     dark on the dark page, so the mode's ink reads on both)."""
@@ -234,7 +242,7 @@ NOTE_H = 0.34
 WIDE_RATE_W = 0.4
 
 
-def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
+def tail_map_figure(m: TailMap, mode: str, phone: bool = False) -> MplFigure:
     """The matplotlib figure of draw_tail_map (for the tests, which measure
     it); the caller closes it. `phone`: the phone's drawing, narrow
     (PHONE_WIDTH), its cells as much shorter as they are narrower."""
@@ -297,7 +305,7 @@ def tail_map_figure(m: TailMap, mode: str, phone: bool = False):
     return figure
 
 
-def _draw_heat(axes, m: TailMap, ink: str, grid: str, text: float = TEXT,
+def _draw_heat(axes: Axes, m: TailMap, ink: str, grid: str, text: float = TEXT,
                small: float = SMALL, phone: bool = False) -> None:
     sides = len(MAP_SIDES)
     axes.set_xlim(0, sides)
@@ -339,11 +347,11 @@ def _draw_heat(axes, m: TailMap, ink: str, grid: str, text: float = TEXT,
         axes.set_ylabel("M", color=ink, fontsize=text, rotation=0, labelpad=14, va="center")
 
 
-def _series(cells, key: str) -> list[float]:
+def _series(cells: Iterable[Cell], key: str) -> list[float]:
     return [getattr(c, key) if c.measured else math.nan for c in cells]
 
 
-def _k_axis(axes, labelled: bool, text: float = TEXT, phone: bool = False) -> None:
+def _k_axis(axes: Axes, labelled: bool, text: float = TEXT, phone: bool = False) -> None:
     """The K axis of (b); on a phone every other K is labelled (256, 1024,
     4096, 16384), every K has its tick."""
     ks = list(SWEEP_KS)
@@ -356,7 +364,7 @@ def _k_axis(axes, labelled: bool, text: float = TEXT, phone: bool = False) -> No
     axes.tick_params(labelsize=text - 1)
 
 
-def _draw_sweep(pct, rate, m: TailMap, theme: dict, text: float = TEXT,
+def _draw_sweep(pct: Axes, rate: Axes, m: TailMap, theme: dict[str, str], text: float = TEXT,
                 phone: bool = False) -> None:
     """(b): % of cuBLAS over K above, cuBLAS's GFLOP/s over K below."""
     ink, grid = theme["ink"], theme["grid"]
@@ -412,7 +420,7 @@ def load(context: Context, request: Request) -> Drawn:
     chapter = request.arguments[0] if request.arguments else CHAPTER
     read = [results.chapter_result_path(context.results_root, gpu, chapter)]
     found, result = chapter_tail_map(context.repo_root, gpu, chapter)
-    if found is None:
+    if found is None or result is None:  # the two are None together
         return Drawn([], f"No map: {gpu} has no result for {chapter}.", read)
     caption = (request.caption_or(f"{found.chapter_words}'s % of {found.reference} on the "
                                   f"{found.gpu}.")

@@ -29,8 +29,10 @@ follows from which constants the chapter has:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 from matplotlib.collections import LineCollection
@@ -41,6 +43,10 @@ from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
 from ladder_tools.fragmap import run_fragmap, tile
 from ladder_tools.warpmap import run_warpmap
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
 
 #: The warp and thread that are marked: warp 1, and its lane 9 (thread 41),
 #: which is off the block's first row and column in every chapter.
@@ -63,6 +69,8 @@ class TilingError(ValueError):
 
 
 Rect = tuple[int, int, int, int]  # first row, first column, rows, columns
+#: Each lane's (row, column) elements of an mma tile of C (c_fragment()).
+Fragment = Sequence[Sequence[tuple[int, int]]]
 
 
 @dataclass(frozen=True)
@@ -185,7 +193,7 @@ class Tiling:
                                       "rectangle")
 
 
-def _runs(elements) -> list[Rect]:
+def _runs(elements: Iterable[tuple[int, int]]) -> list[Rect]:
     """A lane's elements of an mma tile as rectangles: each run of
     neighbouring columns in one row ((2, 2), (2, 3) -> (2, 2, 1, 2))."""
     rects: list[Rect] = []
@@ -220,7 +228,7 @@ def needs_walk(constants: dict) -> bool:
 
 
 def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = None,
-              walk: str | None = None, fragment=None) -> Tiling:
+              walk: str | None = None, fragment: Fragment | None = None) -> Tiling:
     """The Tiling that a chapter's --describe constants describe (``walk``,
     lane_walk()'s "row" or "column", is needed only where needs_walk();
     ``fragment``, each lane's elements of an mma tile of C, only for a
@@ -269,8 +277,8 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
     return tiling
 
 
-def _wgmma_tiling(chapter: str, c: dict, bm: int, bn: int, names, threads: int,
-                  warp_size: int, fragment) -> Tiling:
+def _wgmma_tiling(chapter: str, c: dict, bm: int, bn: int, names: tuple[str, str],
+                  threads: int, warp_size: int, fragment: Fragment | None) -> Tiling:
     """Chapter 16's tiling: the consumer warps side by side across the block
     tile, each owning bn / (consumer warps) columns for all bm rows, in the
     pieces that ``fragment`` (each lane's elements of one piece) gives."""
@@ -355,7 +363,7 @@ def mma_words(t: Tiling) -> str:
     assert t.fragment is not None
     pieces = _runs(t.fragment[MARKED_LANE])
 
-    def spans(pairs) -> list[str]:
+    def spans(pairs: Iterable[tuple[int, int]]) -> list[str]:
         return [f"{a}\u2013{b}" if b > a else str(a) for a, b in sorted(set(pairs))]
 
     rows = spans((row, row + m - 1) for row, _, m, _ in pieces)
@@ -425,7 +433,7 @@ def alt_text(t: Tiling) -> str:
 # -- Drawing ----------------------------------------------------------------------
 
 
-def _rect(axes, r: Rect, gid: str, **style) -> Rectangle:
+def _rect(axes: Axes, r: Rect, gid: str, **style: Any) -> Rectangle:
     row, col, rows, cols = r
     patch = Rectangle((col, row), cols, rows, **style)
     patch.set_gid(gid)
@@ -433,7 +441,7 @@ def _rect(axes, r: Rect, gid: str, **style) -> Rectangle:
     return patch
 
 
-def _grid(axes, top: int, left: int, rows: int, cols: int, step_m: int, step_n: int,
+def _grid(axes: Axes, top: int, left: int, rows: int, cols: int, step_m: int, step_n: int,
           colour: str, width: float, gid: str) -> None:
     """Lines every step_m rows and step_n columns inside a rectangle."""
     lines = [[(left + c, top), (left + c, top + rows)] for c in range(step_n, cols, step_n)]
@@ -444,14 +452,14 @@ def _grid(axes, top: int, left: int, rows: int, cols: int, step_m: int, step_n: 
         axes.add_collection(collection)
 
 
-def _frame(axes, rows: int, cols: int) -> None:
+def _frame(axes: Axes, rows: int, cols: int) -> None:
     axes.set_xlim(0, cols)
     axes.set_ylim(rows, 0)
     axes.set_aspect("equal")
     axes.set_axis_off()
 
 
-def _sides(axes, theme: dict, rows: int, cols: int, row_name: str, col_name: str) -> None:
+def _sides(axes: Axes, theme: dict, rows: int, cols: int, row_name: str, col_name: str) -> None:
     """'BN = 128' over the top edge, 'BM = 64' up the left edge."""
     axes.annotate(f"{col_name} = {cols}", xy=(cols / 2, 0), xytext=(0, 4),
                   textcoords="offset points", ha="center", va="bottom", fontsize=TEXT,
@@ -461,7 +469,7 @@ def _sides(axes, theme: dict, rows: int, cols: int, row_name: str, col_name: str
                   fontsize=TEXT, color=theme["ink"], annotation_clip=False)
 
 
-def _words_below(figure, axes, y: float, text: str, ink: str) -> None:
+def _words_below(figure: MplFigure, axes: Axes, y: float, text: str, ink: str) -> None:
     """Centred lines of text under a panel, top at figure height ``y``."""
     box = axes.get_position()
     figure.text((box.x0 + box.x1) / 2, y, text, ha="center", va="top", fontsize=TEXT,
@@ -478,7 +486,7 @@ TOP = 2 * LINE + 0.45          # a panel's two-line title and its top size label
 BELOW_GAP = 0.12
 
 
-def tiling_figure(t: Tiling, mode: str):
+def tiling_figure(t: Tiling, mode: str) -> MplFigure:
     """The drawn figure (matplotlib), for draw_tiling and the tests."""
     theme = THEMES[mode]
     ink, grid = theme["ink"], theme["grid"]
@@ -490,7 +498,7 @@ def tiling_figure(t: Tiling, mode: str):
     # What goes where, top to bottom, in inches: the block panel (its title
     # above, perhaps the lanes' walk below), then the magnified warp tile
     # (its words below), then the key.
-    def width_of(rows, cols):
+    def width_of(rows: int, cols: int) -> float:
         return FIGURE_WIDTH * (0.92 if cols >= 2 * rows else 0.66)
 
     block_w = width_of(t.bm, t.bn)
@@ -554,7 +562,7 @@ def tiling_figure(t: Tiling, mode: str):
         figure = plt.figure(figsize=(FIGURE_WIDTH, total))
         figure.set_gid(f"tiling-{t.chapter}")
 
-        def add_panel(top: float, width: float, height: float, gid: str):
+        def add_panel(top: float, width: float, height: float, gid: str) -> Axes:
             axes = figure.add_axes(((1 - width / FIGURE_WIDTH) / 2 + 0.02,
                                     (total - top - height) / total,
                                     width / FIGURE_WIDTH, height / total))

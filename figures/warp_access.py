@@ -16,6 +16,9 @@ functions. Two drawings:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 from matplotlib.collections import LineCollection
 from matplotlib.colors import to_hex, to_rgb
@@ -26,6 +29,17 @@ from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, p
 from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError
 from ladder_tools.warpmap import DEFAULT_K, DEFAULT_N, chapter_accesses, is_broadcast, sector_words
+
+if TYPE_CHECKING:
+    from typing import TypedDict, Unpack
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure as MplFigure
+
+    class TitleStyle(TypedDict, total=False):
+        """What _title passes on to the title's text besides its own."""
+
+        fontweight: str
 
 SECTOR_COLOUR = GPU_COLOURS[0]
 LANE_COLOUR = GPU_COLOURS[1]
@@ -83,14 +97,15 @@ def access_words(report: dict) -> str:
 # -- Drawing ----------------------------------------------------------------------
 
 
-def _frame(axes, rows: int, cols: int) -> None:
+def _frame(axes: Axes, rows: int, cols: int) -> None:
     axes.set_xlim(0, cols)
     axes.set_ylim(rows, 0)
     axes.set_aspect("equal")
     axes.set_axis_off()
 
 
-def _lines(axes, segments, colour: str, width: float, gid: str) -> None:
+def _lines(axes: Axes, segments: Sequence[Sequence[tuple[float, float]]], colour: str,
+           width: float, gid: str) -> None:
     if segments:
         collection = LineCollection(segments, colors=colour, linewidths=width)
         collection.set_gid(gid)
@@ -98,7 +113,8 @@ def _lines(axes, segments, colour: str, width: float, gid: str) -> None:
         axes.add_collection(collection)
 
 
-def _grid(axes, theme: dict, rows: int, cols: int, step: int, line_every: int | None) -> None:
+def _grid(axes: Axes, theme: dict[str, str], rows: int, cols: int, step: int,
+          line_every: int | None) -> None:
     """A row per matrix row, a cell per ``step`` floats (a sector); the
     128-byte line boundaries (every ``line_every`` floats) in ink."""
     _lines(axes, [[(0, r), (cols, r)] for r in range(rows + 1)], theme["grid"], 0.4, "rows")
@@ -109,7 +125,7 @@ def _grid(axes, theme: dict, rows: int, cols: int, step: int, line_every: int | 
                theme["ink"], 1.1, "lines")
 
 
-def _touched_sectors(axes, report: dict, rows: int) -> None:
+def _touched_sectors(axes: Axes, report: dict, rows: int) -> None:
     """The sectors the warp touches, filled, where they lie in the matrix."""
     per_sector = report["sector_bytes"] // 4
     for sector in report["sectors"]:
@@ -120,7 +136,8 @@ def _touched_sectors(axes, report: dict, rows: int) -> None:
             axes.add_patch(patch)
 
 
-def _global_panel(axes, theme: dict, report: dict, rows: int, colours=None) -> None:
+def _global_panel(axes: Axes, theme: dict[str, str], report: dict, rows: int,
+                  colours: list[str] | None = None) -> None:
     cols = report["row_floats"]
     line_floats = report["line_bytes"] // 4
     _grid(axes, theme, rows, cols, report["sector_bytes"] // 4,
@@ -133,6 +150,7 @@ def _global_panel(axes, theme: dict, report: dict, rows: int, colours=None) -> N
                             color=LANE_COLOUR, zorder=3, linewidths=0)
         dots.set_gid("lane-floats")
     else:
+        assert colours is not None, "a panel of float4 loads colours each lane"
         for lane in report["lanes"]:
             patch = Rectangle((lane["col"] + 0.1, lane["row"] + 0.15), floats - 0.2, 0.7,
                               fc=colours[lane["lane"]], ec="none", zorder=3)
@@ -141,7 +159,8 @@ def _global_panel(axes, theme: dict, report: dict, rows: int, colours=None) -> N
     _frame(axes, rows, cols)
 
 
-def _add_axes(figure, width: float, height: float, left: float, top: float, gid: str):
+def _add_axes(figure: MplFigure, width: float, height: float, left: float, top: float,
+              gid: str) -> Axes:
     """Axes ``width`` x ``height`` inches, their top-left corner at (left, top)
     inches from the figure's top-left corner."""
     fw, fh = figure.get_size_inches()
@@ -150,13 +169,14 @@ def _add_axes(figure, width: float, height: float, left: float, top: float, gid:
     return axes
 
 
-def _title(figure, x: float, top: float, text: str, ink: str, **style) -> None:
+def _title(figure: MplFigure, x: float, top: float, text: str, ink: str,
+           **style: Unpack[TitleStyle]) -> None:
     fw, fh = figure.get_size_inches()
     figure.text(x / fw, 1 - top / fh, text, ha="center", va="top", fontsize=TEXT, color=ink,
                 linespacing=1.25, **style)
 
 
-def coalescing_figure(columns: list[tuple[str, list[dict]]], mode: str):
+def coalescing_figure(columns: list[tuple[str, list[dict]]], mode: str) -> MplFigure:
     """Chapters 01 and 02: one column per chapter, a panel per access."""
     theme = THEMES[mode]
     ink = theme["ink"]
@@ -199,7 +219,7 @@ def coalescing_figure(columns: list[tuple[str, list[dict]]], mode: str):
         return figure
 
 
-def transposed_store_figure(report: dict, mode: str):
+def transposed_store_figure(report: dict, mode: str) -> MplFigure:
     """Chapter 07: one warp's float4 loads of the A tile and where their
     floats land in the transposed As."""
     theme = THEMES[mode]
@@ -272,7 +292,7 @@ def transposed_store_figure(report: dict, mode: str):
         return figure
 
 
-def warp_access_figure(columns: list[tuple[str, list[dict]]], mode: str):
+def warp_access_figure(columns: list[tuple[str, list[dict]]], mode: str) -> MplFigure:
     """The figure for the chapters ``columns`` ((slug, reports) each)."""
     if not columns:
         raise WarpAccessError("no chapter to draw")
