@@ -55,7 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Set
+from collections.abc import Callable, Set
 from pathlib import Path
 
 from ladder_tools import pending, provenance, random_problems, results, results_check
@@ -115,7 +115,8 @@ class Progress:
     time budget of one size, results.TIME_BUDGET_S). An estimate, not a
     bound: a run of larger sizes takes longer than the mean."""
 
-    def __init__(self, total: int, budget_s: float = TIME_BUDGET_S, clock=time.monotonic):
+    def __init__(self, total: int, budget_s: float = TIME_BUDGET_S,
+                 clock: Callable[[], float] = time.monotonic):
         self.total, self.budget_s, self.clock = total, budget_s, clock
         self.done, self.spent = 0, 0.0
         self.started: float | None = None

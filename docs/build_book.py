@@ -111,7 +111,10 @@ def run_doxygen(doxygen: str, out_dir: Path) -> Path:
     doxygen_dir = out_dir / "doxygen"
     shutil.rmtree(doxygen_dir, ignore_errors=True)
     warnings = out_dir / "doxygen-warnings.log"
-    quoted = lambda path: f'"{path}"'  # noqa: E731  (paths may hold spaces)
+
+    def quoted(path: Path) -> str:
+        return f'"{path}"'  # paths may hold spaces
+
     fields = {
         "OUTPUT_DIRECTORY": quoted(doxygen_dir),
         "INPUT": " ".join(quoted(path) for path in doxygen_inputs()),

@@ -24,12 +24,24 @@ indentation) instead of making the listing scroll sideways. The text of the
 listing, and what its copy button copies, are unchanged.
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from pygments.formatters import HtmlFormatter
 from sphinx.project import Project
 from sphinx.util import docname_join
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Iterable, Iterator
+
+    from sphinx import addnodes
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util.typing import ExtensionMetadata
 
 PREFIX = "docs/"
 
@@ -37,19 +49,20 @@ PREFIX = "docs/"
 class BookProject(Project):
     """A Sphinx project that names docs/<page>.md as the page <page>."""
 
-    def path2doc(self, filename):
+    def path2doc(self, filename: str | os.PathLike[str]) -> str | None:
         docname = super().path2doc(filename)
         if docname and docname.startswith(PREFIX):
             return docname.removeprefix(PREFIX)
         return docname
 
 
-def _serve_docs_at_root(app):
+def _serve_docs_at_root(app: Sphinx) -> None:
     # Sphinx looks for the pages again when it starts reading, after this.
     app.project.__class__ = BookProject
 
 
-def _resolve_by_file(app, env, node, contnode):
+def _resolve_by_file(app: Sphinx, env: BuildEnvironment, node: addnodes.pending_xref,
+                     contnode: nodes.TextElement) -> nodes.reference | None:
     """Resolves a {doc} reference that names docs/<page> to the page <page>."""
     if node.get("refdomain") != "std" or node.get("reftype") != "doc":
         return None
@@ -62,7 +75,7 @@ def _resolve_by_file(app, env, node, contnode):
         env, renamed["refdoc"], app.builder, "doc", renamed["reftarget"], renamed, contnode)
 
 
-def _relative_diff_headers(app, doctree):
+def _relative_diff_headers(app: Sphinx, doctree: nodes.document) -> None:
     root = str(app.srcdir).rstrip("/") + "/"
     for block in doctree.findall(nodes.literal_block):
         text = block.astext()
@@ -86,11 +99,14 @@ class LineFormatter(HtmlFormatter):
     """Pygments' HTML formatter, with each line in a span of its own that
     carries its indentation (in ``ch``) as ``--indent``."""
 
-    def wrap(self, source):
-        return super().wrap(self._lines(source))
+    def wrap(self, source: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        # types-Pygments leaves HtmlFormatter.wrap unannotated; it takes and
+        # yields (is it a line, HTML) pairs, as _lines does.
+        wrap: Callable[[Iterator[tuple[int, str]]], Iterator[tuple[int, str]]] = super().wrap
+        return wrap(self._lines(source))
 
     @staticmethod
-    def _lines(source):
+    def _lines(source: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
         for kind, line in source:
             if kind != 1:
                 yield kind, line
@@ -102,14 +118,14 @@ class LineFormatter(HtmlFormatter):
             yield 1, f'<span class="ladder-line" style="--indent: {indent}ch">{line}</span>'
 
 
-def _line_spans(app):
+def _line_spans(app: Sphinx) -> None:
     for name in ("highlighter", "dark_highlighter"):
         bridge = getattr(app.builder, name, None)
         if bridge is not None and getattr(bridge, "dest", None) == "html":
             bridge.formatter = LineFormatter
 
 
-def setup(app):
+def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("doctree-read", _relative_diff_headers)
     app.connect("builder-inited", _line_spans)
     app.connect("builder-inited", _serve_docs_at_root)

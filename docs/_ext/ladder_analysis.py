@@ -58,8 +58,9 @@ code/ladder_tools (one module per topic), drawing in figures/.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -130,6 +131,10 @@ from ladder_tools.transpose import (
     transpose_path,
     transpose_rows,
 )
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
 
 
 class _AnalysisDirective(LadderMixin, SphinxDirective):
@@ -408,7 +413,8 @@ class TailPlansDirective(_AnalysisDirective):
 # --------------------------------------------------------------------------
 
 
-def _split_columns(header: tuple[list, list[str]], rows: list[list], keep: int):
+def _split_columns(header: tuple[list, list[str]], rows: list[list],
+                   keep: int) -> Iterator[tuple[list[list], list[list]]]:
     """A table with two header rows, cut in two so that each fits the column:
     the first ``keep`` columns (which row it is) in both, then the first
     group of the top header row in one table and the other groups in the
@@ -689,13 +695,13 @@ class GpusDirective(_AnalysisDirective):
                 "from it. The limits are checked again at run time.")
 
     @staticmethod
-    def cell(verdict) -> str:
+    def cell(verdict: archs_tools.Verdict) -> str:
         if verdict.runs is None:
             return DASH
         return "own" if verdict.why == archs_tools.OWN_FITS else verdict.runs
 
     @staticmethod
-    def what_runs(verdict) -> str:
+    def what_runs(verdict: archs_tools.Verdict) -> str:
         if verdict.runs is None:
             return verdict.why[:1].upper() + verdict.why[1:] + "."
         if verdict.why == archs_tools.OWN_FITS:
@@ -703,7 +709,7 @@ class GpusDirective(_AnalysisDirective):
         return f"The variant {verdict.runs}: {verdict.why}."
 
 
-def setup(app):
+def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("ladder_base")
     app.setup_extension("ladder_figures")
     app.add_directive("ladder-resources", ResourcesDirective)

@@ -24,8 +24,12 @@ from sphinx import addnodes
 from sphinx.util import logging
 
 if TYPE_CHECKING:
+    from collections.abc import Set
+
+    from sphinx.application import Sphinx
     from sphinx.config import Config
     from sphinx.environment import BuildEnvironment
+    from sphinx.util.typing import ExtensionMetadata
 
 import ladder_nodes
 from ladder_tools import binaries, results
@@ -90,7 +94,7 @@ class LadderMixin:
         self.record_stale(result.gpu, result.data["chapter"], result.path, result.stale)
 
 
-def _append_appendix_link(env, node: nodes.Node, label: str, text: str) -> None:
+def _append_appendix_link(env: BuildEnvironment, node: nodes.Node, label: str, text: str) -> None:
     """Ends ``node`` (a paragraph) with "The appendix says <text>.", ``text``
     a link to the appendix's section ``label``. A build without the appendix
     page (a scratch page) gets the sentence without the link; a book whose
@@ -106,7 +110,7 @@ def _append_appendix_link(env, node: nodes.Node, label: str, text: str) -> None:
     node += nodes.Text(".")
 
 
-def provenance_paragraph(env, text: str) -> nodes.paragraph:
+def provenance_paragraph(env: BuildEnvironment, text: str) -> nodes.paragraph:
     """The small print under a table or a figure (class ``ladder-provenance``):
     ``text`` (`backquoted` parts are code), then a sentence that links to the
     appendix's section on where the numbers come from."""
@@ -118,7 +122,8 @@ def provenance_paragraph(env, text: str) -> nodes.paragraph:
     return node
 
 
-def not_measured_box(env, title: str, text: str, label: str = PROVENANCE_LABEL,
+def not_measured_box(env: BuildEnvironment, title: str, text: str,
+                     label: str = PROVENANCE_LABEL,
                      link_text: str = "how to measure them") -> nodes.admonition:
     """The note where a page's numbers have not been measured yet: ``text``
     says what is missing; the appendix, linked, says which command makes it
@@ -128,7 +133,7 @@ def not_measured_box(env, title: str, text: str, label: str = PROVENANCE_LABEL,
     return box
 
 
-def stale_notice(env, title: str, gpu: str) -> nodes.admonition:
+def stale_notice(env: BuildEnvironment, title: str, gpu: str) -> nodes.admonition:
     """The warning box over numbers measured on code that has changed since.
     Which files changed is in the stale report and the build's warnings; the
     page says only what it means for the reader, and links to the appendix's
@@ -140,28 +145,30 @@ def stale_notice(env, title: str, gpu: str) -> nodes.admonition:
     return box
 
 
-def stale_result_box(env, result: results.ChapterResult):
+def stale_result_box(env: BuildEnvironment, result: results.ChapterResult) -> nodes.admonition:
     """The warning box over a stale chapter result."""
     return stale_notice(env, "Stale result", result.provenance["gpu"])
 
 
-def stale_records(env) -> dict[str, list[dict]]:
+def stale_records(env: BuildEnvironment) -> dict[str, list[dict]]:
     """The stale results recorded so far, by page."""
-    if not hasattr(env, "ladder_stale"):
-        env.ladder_stale = {}
-    return env.ladder_stale
+    # An attribute of the environment's own, which BuildEnvironment does not
+    # declare: set and read through its __dict__.
+    records: dict[str, list[dict]] = vars(env).setdefault("ladder_stale", {})
+    return records
 
 
-def _purge(app, env, docname):
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
     stale_records(env).pop(docname, None)
 
 
-def _merge(app, env, docnames, other):
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: Set[str],
+           other: BuildEnvironment) -> None:
     stale_records(env).update(
         {d: r for d, r in stale_records(other).items() if d in docnames})
 
 
-def _write_stale_report(app, exception):
+def _write_stale_report(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     records = [r for page in sorted(stale_records(app.env))
@@ -173,7 +180,7 @@ def _write_stale_report(app, exception):
                     len(records), report)
 
 
-def setup(app):
+def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value("ladder_repo_root", None, "env")
     app.add_config_value("ladder_fail_on_stale", False, "env")
     app.connect("env-purge-doc", _purge)

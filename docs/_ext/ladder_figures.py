@@ -17,7 +17,7 @@ come through the directives of those tables, which call figure_nodes().
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -30,14 +30,19 @@ from ladder_nodes import figure, with_phone_drawing
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError
 
+if TYPE_CHECKING:
+    from docutils.parsers.rst.states import RSTState
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
 
-def natural_figure(draw_svg: Callable[[str], bytes], alt: str, caption: str, state,
+
+def natural_figure(draw_svg: Callable[[str], bytes], alt: str, caption: str, state: RSTState,
                    lineno: int) -> list[nodes.Node]:
     """A light and dark figure shown at its natural width where the column is
     wider (the theme's max-width: 100% shrinks it on a phone), so that its
     text is the size of the prose, with its caption's inline markup (code,
     roles) parsed as in the prose."""
-    drawings = {}
+    drawings: dict[str, bytes] = {}
 
     def draw(mode: str) -> bytes:
         drawings[mode] = draw_svg(mode)
@@ -53,7 +58,7 @@ def natural_figure(draw_svg: Callable[[str], bytes], alt: str, caption: str, sta
     return [node, *messages]
 
 
-def figure_nodes(drawing: Drawing, state, lineno: int) -> list[nodes.Node]:
+def figure_nodes(drawing: Drawing, state: RSTState, lineno: int) -> list[nodes.Node]:
     """One drawing on the page, as its layout says, with its phone's
     drawing where it has one (docs/_static/ladder.css shows one or the
     other by the column's width)."""
@@ -126,7 +131,7 @@ def directive_of(declared: Figure) -> type[FigureDirective]:
     return Directive
 
 
-def setup(app):
+def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("ladder_base")
     for name, declared in every_figure().items():
         if declared.directive:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 
 from docutils import nodes
 
@@ -96,7 +97,7 @@ def svg_image(svg: bytes, alt: str, mode: str) -> nodes.image:
     return nodes.image(uri=uri, alt=alt, classes=[f"only-{mode}", "ladder-figure"])
 
 
-def figure(draw, alt: str, caption: str) -> nodes.figure:
+def figure(draw: Callable[[str], bytes], alt: str, caption: str) -> nodes.figure:
     """A figure with a light and a dark drawing; ``draw(mode)`` returns SVG."""
     node = nodes.figure(classes=["ladder-figure"])
     for mode in ("light", "dark"):
@@ -105,7 +106,8 @@ def figure(draw, alt: str, caption: str) -> nodes.figure:
     return node
 
 
-def with_phone_drawing(node: nodes.figure, draw_phone, alt: str) -> nodes.figure:
+def with_phone_drawing(node: nodes.figure, draw_phone: Callable[[str], bytes],
+                       alt: str) -> nodes.figure:
     """Gives ``node`` (a figure) a second drawing for a phone, in the light
     and the dark mode: ``draw_phone(mode)`` returns its SVG, drawn about a
     phone's column wide (360 px) so that its text is not shrunk below

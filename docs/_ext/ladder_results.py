@@ -40,7 +40,7 @@ forms in ladder_tools.formatting, drawing in figures/.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -68,8 +68,15 @@ from ladder_tools.formatting import (
     format_time_range,
 )
 
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+    from sphinx.util.typing import ExtensionMetadata
 
-def _not_measured(env, slug: str) -> nodes.Element:
+    from figures.ladder import LadderBars
+
+
+def _not_measured(env: BuildEnvironment, slug: str) -> nodes.Element:
     return not_measured_box(env, "Not measured yet", f"No GPU has a result for {slug}.")
 
 
@@ -203,7 +210,7 @@ class ResultsDirective(_ChapterDirective):
 # --------------------------------------------------------------------------
 
 
-def _chapter_link(env, slug: str) -> nodes.Node:
+def _chapter_link(env: BuildEnvironment, slug: str) -> nodes.Node:
     """The chapter's title, linked, when its page exists; else its slug."""
     docname = f"chapters/{slug}/chapter"
     if docname not in env.found_docs:
@@ -220,7 +227,8 @@ class LadderDirective(LadderMixin, SphinxDirective):
     def run(self) -> list[nodes.Node]:
         slugs = results.chapter_slugs(self.repo_root)
         size = results.HEADLINE_SIZE
-        table_rows = {slug: [_chapter_link(self.env, slug)] for slug in slugs}
+        table_rows: dict[str, list[nodes.Node | str]] = {
+            slug: [_chapter_link(self.env, slug)] for slug in slugs}
         bars, gpu_names = [], []
         try:
             for gpu in results.gpu_folders(self.results_root):
@@ -241,7 +249,10 @@ class LadderDirective(LadderMixin, SphinxDirective):
                   classes=["ladder-table", "ladder-summary"]),
         ]
 
-    def gpu_column(self, gpu, slugs, size, table_rows):
+    def gpu_column(
+        self, gpu: str, slugs: list[str], size: tuple[int, int, int],
+        table_rows: dict[str, list[nodes.Node | str]],
+    ) -> tuple[LadderBars, str] | tuple[None, None]:
         """Adds one GPU's cells to the table rows; returns its bars and name,
         or (None, None) when it measured no chapter."""
         root = self.results_root
@@ -539,7 +550,7 @@ class LadderRole(LadderMixin, SphinxRole):
         return [nodes.inline(self.rawtext, text, classes=classes)], []
 
 
-def setup(app):
+def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("ladder_base")
     app.setup_extension("ladder_figures")
     app.add_directive("ladder-results", ResultsDirective)
