@@ -716,7 +716,7 @@ def main() -> int:
     print_table(chapters, capped(sizes, limit))
     if random is not None:
         print_random(random)
-    # Every program the chapters asked for describe must have a result.
+    # Every program the run's chapters describe (chapter_programs) must have a result.
     expected = [program.name for program in programs]
     refusals = refusal(tests, status, chapters, expected, sanitizer,
                        expected if sanitizer else [], random)
