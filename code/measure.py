@@ -173,10 +173,18 @@ def describe(binary: Path) -> dict:
     return json.loads(done.stdout)
 
 
+def built_chapters(build_dir: Path) -> list[str]:
+    """The chapters whose binary the build holds: all of them, but where the
+    build targets a GPU older than a chapter needs (cmake/Ladder.cmake's
+    MIN_ARCH leaves Part II's chapters out there)."""
+    return [c for c in chapter_folders() if (build_dir / "bin" / c).is_file()]
+
+
 def declared_binaries(build_dir: Path) -> list[str]:
-    """Every chapter binary, as the built chapters describe them: each
-    chapter's own and its variants (every chapter must be built)."""
-    return sorted(program.name for program in chapter_programs(build_dir, []))
+    """Every chapter binary the build holds, as the built chapters describe
+    them: each chapter's own and its variants."""
+    built = built_chapters(build_dir)
+    return sorted(p.name for p in chapter_programs(build_dir, built)) if built else []
 
 
 def chapter_folders() -> list[str]:
@@ -780,8 +788,13 @@ def main() -> int:
                     sources, ran)
     say(f"wrote {target.relative_to(ROOT)}")
     # What tests/pending_measurement.txt still says, and no longer needs to.
-    for unexplained in pending.problems(ROOT, declared_binaries(build_dir)):
-        say(unexplained)
+    skipped = sorted(set(chapter_folders()) - set(built_chapters(build_dir)))
+    if skipped:
+        say(f"tests/pending_measurement.txt not checked: the build leaves out "
+            f"{' '.join(skipped)} (they need a newer GPU than it targets)")
+    else:
+        for unexplained in pending.problems(ROOT, declared_binaries(build_dir)):
+            say(unexplained)
     return 0
 
 

@@ -193,12 +193,13 @@ def declared_binaries(repo_root: str | os.PathLike, build: str | os.PathLike) ->
     """Every chapter binary a result is measured by, sorted: the slugs of
     each chapter's variants as its built binary describes them (the
     chapter's own is the chapter's name, another <chapter>-<variant>). Each
-    chapter folder must have its binary built, so that the list never
-    shrinks with the build: a missing one is an AnalysisError."""
+    chapter folder (one with a kernel.cu, as the measure command counts
+    them) must have its binary built, so that the list never shrinks with
+    the build: a missing one is an AnalysisError."""
     names = []
-    for slug in results.chapter_slugs(repo_root):
-        path = require_binary(build, slug)
-        names += [variant["slug"] for variant in describe(path).get("variants", [])]
+    for folder in sorted(Path(repo_root, "chapters").glob("*/kernel.cu")):
+        path = require_binary(build, folder.parent.name)
+        names += [variant["slug"] for variant in describe(path)["variants"]]
     return sorted(names)
 
 

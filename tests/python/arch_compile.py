@@ -24,10 +24,14 @@ sm_90a (__CUDA_ARCH_FEAT_SM90_ALL). So sm_86 and sm_89, between sm_80 and
 sm_90, take every branch sm_80 takes, and the compile for sm_80 stands for
 them: their PTX for compute_86 and compute_89 came out the same as
 compute_80's, line for line but the .target line, for every chapter with
-CUDA 13.0. Two checks keep that true: the script refuses a comparison of
-__CUDA_ARCH__ with any number but 800, or another feature macro, in the
-chapters' code (ARCH_TEST), and it refuses to stand for an architecture to
-which ladder/arch.hpp gives other instructions than sm_80's.
+CUDA 13.0. Two checks keep that true, run with the compile for sm_80: every
+mention of __CUDA_ARCH__ in the chapters' device code must be one of the
+forms ARCH_ALLOWED lists (defined, >= 800, < 800), and no other macro that
+names an architecture may appear (ARCH_MACRO: __CUDA_ARCH_SPECIFIC__,
+NV_IF_TARGET, NV_PROVIDES_SM_86, ...); and the script refuses to stand for
+an architecture to which ladder/arch.hpp gives other instructions than
+sm_80's. CUDA's own headers are not scanned: the PTX comparison above is
+what covers them, for the CUDA it was made with.
 
 Usage: arch_compile.py <archs binary> <cc> [--ptx]    e.g. ... build/bin/archs 75
 Exit 0 when every chapter behaves as the table says; 1 with one line per
@@ -50,30 +54,51 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD_LINE_MARK = "// Build this chapter alone, from its folder:"
 #: Where the device code the chapters compile lives.
 DEVICE_SOURCES = ("chapters", "code/include", "tests/gpu")
-#: What the device code may ask of the architecture: __CUDA_ARCH__ compared
-#: with these numbers, and these feature macros (see the docstring).
-ARCH_TEST = re.compile(r"__CUDA_ARCH__\s*(?:[<>]=?|[!=]=)\s*(\d+)"
-                       r"|\b(__CUDA_ARCH_(?!_)\w+|NV_IF_\w+|NV_PROVIDES_\w+)")
-ARCH_NUMBERS = {"800"}
+#: What the device code may ask of the architecture (see the docstring):
+#: each mention of __CUDA_ARCH__ must be one of these forms, and no other
+#: macro that names an architecture may appear.
+ARCH_ALLOWED = re.compile(r"defined\s*\(\s*__CUDA_ARCH__\s*\)|defined\s+__CUDA_ARCH__\b"
+                          r"|__CUDA_ARCH__\s*(?:>=|<)\s*800\b(?!\s*(?:[-+*%.]|/(?![/*])))")
 ARCH_FEATURES = {"__CUDA_ARCH_FEAT_SM90_ALL"}
+ARCH_MACRO = re.compile(r"\b(__CUDA_ARCH\w*|NV_\w*(?:SM|TARGET)\w*)")
+#: The file that names the architectures themselves, not device code.
+ARCH_TABLE = Path("code/include/ladder/arch.hpp")
 #: The compile that stands for the architectures from it up to sm_90.
 STANDS_FOR_FROM, STANDS_FOR_BELOW = 80, 90
 
 
+def logical_lines(text: str) -> list[tuple[int, str]]:
+    """The text's lines with backslash continuations joined, each with the
+    number of its first line."""
+    joined: list[tuple[int, str]] = []
+    start, pending = 0, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        joined.append((start, pending + line))
+        pending = ""
+    if pending:
+        joined.append((start, pending))
+    return joined
+
+
 def arch_tests_beyond(root: Path) -> list[str]:
     """Each place where the chapters' device code asks of the architecture
-    something besides ARCH_NUMBERS and ARCH_FEATURES, as 'file:line: text'."""
+    something besides the forms ARCH_ALLOWED and the macros ARCH_FEATURES,
+    as 'file:line: text'."""
     found = []
     for folder in DEVICE_SOURCES:
         for path in sorted((root / folder).rglob("*")):
-            if path.suffix not in (".cu", ".cuh", ".hpp", ".h") or path.name == "arch.hpp":
+            if (path.suffix not in (".cu", ".cuh", ".hpp", ".h")
+                    or path.relative_to(root) == ARCH_TABLE):
                 continue
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                for match in ARCH_TEST.finditer(line):
-                    value, macro = match.groups()
-                    if (value and value not in ARCH_NUMBERS) or (macro and
-                                                                macro not in ARCH_FEATURES):
-                        found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+            for number, line in logical_lines(path.read_text()):
+                rest = ARCH_ALLOWED.sub(" ", line)
+                if any(m.group(1) not in ARCH_FEATURES for m in ARCH_MACRO.finditer(rest)):
+                    found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     return found
 
 
@@ -161,10 +186,11 @@ def main(argv: list[str]) -> int:
         print(f"sm_{cc} is not in ladder/arch.hpp", file=sys.stderr)
         return 2
     covered, refusals = stood_for(table, cc)
-    refusals += [f"{where}: the device code asks the architecture something beyond "
-                 f"__CUDA_ARCH__ >= 800 and sm_90a, so sm_80's compile no longer stands for "
-                 f"sm_86 and sm_89 (tests/CMakeLists.txt)"
-                 for where in arch_tests_beyond(ROOT)]
+    if covered:
+        refusals += [f"{where}: the device code asks the architecture something beyond "
+                     f"__CUDA_ARCH__ >= 800 and sm_90a, so sm_{cc}'s compile no longer stands "
+                     f"for {' and '.join(f'sm_{c}' for c in covered)} (tests/CMakeLists.txt)"
+                     for where in arch_tests_beyond(ROOT)]
     chapters = sorted(p.parent for p in (ROOT / "chapters").glob("*/kernel.cu"))
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(2) as pool:
         jobs = [(chapter, pool.submit(
@@ -177,7 +203,8 @@ def main(argv: list[str]) -> int:
         print(why)
     if not failures:
         stage = "PTX for compute" if ptx else "sm"
-        also = (", and so on " + " and ".join(f"sm_{c}" for c in covered)) if covered else ""
+        also = ("; " + " and ".join(f"sm_{c}" for c in covered)
+                + " take the same branches") if covered else ""
         print(f"{stage}_{cc}: {len(chapters)} chapters behave as ladder/arch.hpp says{also}")
     return 1 if failures else 0
 

@@ -126,13 +126,24 @@ def test_the_chapters_ask_the_architecture_nothing_but_8_0_and_sm_90a():
 def test_a_new_question_to_the_architecture_is_found(tmp_path):
     kernel = tmp_path / "chapters" / "99-new" / "kernel.cuh"
     kernel.parent.mkdir(parents=True)
-    kernel.write_text("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-                      "#endif\n"
-                      "#if __CUDA_ARCH__ >= 890  // FP8 conversions\n"
-                      "#endif\n"
-                      "NV_IF_TARGET(NV_PROVIDES_SM_86, (x();))\n")
+    lines = ["#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800  // allowed",
+             "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800  // allowed",
+             "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // allowed",
+             "#if __CUDA_ARCH__ >= 890  // FP8 conversions",
+             "#if __CUDA_ARCH__ == 800",
+             "#if __CUDA_ARCH__ > 800",
+             "#if 860 <= __CUDA_ARCH__",
+             "#if (__CUDA_ARCH__) >= 800",
+             "#if __CUDA_ARCH__ >= 800 + 60",
+             "#define ARCH __CUDA_ARCH__",
+             "#if defined(__CUDA_ARCH__) && \\",
+             "    __CUDA_ARCH__ >= 860",
+             "NV_IF_TARGET(NV_PROVIDES_SM_86, (x();))",
+             "NV_DISPATCH_TARGET(NV_IS_EXACTLY_SM_86, (y();))",
+             "#ifdef __CUDA_ARCH_SPECIFIC__"]
+    kernel.write_text("\n".join(lines) + "\n")
     found = arch_compile.arch_tests_beyond(tmp_path)
-    assert [line.split(":")[1] for line in found] == ["3", "5", "5"]
+    assert [int(line.split(":")[1]) for line in found] == [4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15]
 
 
 def test_sm_80_stands_for_the_architectures_below_sm_90_with_its_instructions():

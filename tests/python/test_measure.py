@@ -277,3 +277,14 @@ def test_the_commands_need_only_the_standard_library():
                                "--help"], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert "usage:" in done.stdout
+
+
+def test_a_build_for_an_older_gpu_declares_the_chapters_it_holds(tmp_path):
+    """A build that leaves chapters out (MIN_ARCH: Part II on an older GPU)
+    measures and declares the others; every chapter is built otherwise."""
+    measure = load_command("measure")
+    (tmp_path / "bin").mkdir()
+    for chapter in ("01-naive", "13-tail"):
+        (tmp_path / "bin" / chapter).write_text("")
+    assert measure.built_chapters(tmp_path) == ["01-naive", "13-tail"]
+    assert measure.declared_binaries(tmp_path / "empty") == []

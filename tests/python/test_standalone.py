@@ -15,8 +15,8 @@ took most of the test's time:
 - the device code stops at PTX for that architecture (compute_90;
   compute_90a for sm_90a) and is not optimized (-Xcicc -O0): the optimizer
   and ptxas, which make the GPU's instructions of it, run in the CMake build
-  for sm_90 and sm_90a (and in arch_compile.py's for the other
-  architectures). (ptxas is not run on the unoptimized PTX: it crashes on
+  for sm_90 and sm_90a (and ptxas, on unoptimized code, in arch_compile.py's
+  compiles for sm_75 and sm_120). (ptxas is not run on the unoptimized PTX: it crashes on
   chapter 16's wgmma code.)
 - the host code is compiled at -O0 in place of the line's -O3 (the test
   checks that the line says -O3): the CMake build (Release) compiles the
