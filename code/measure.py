@@ -58,7 +58,7 @@ import time
 from collections.abc import Callable, Set
 from pathlib import Path
 
-from ladder_tools import pending, provenance, random_problems, results, results_check
+from ladder_tools import binaries, pending, provenance, random_problems, results, results_check
 from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
 from ladder_tools.process import run
 from ladder_tools.results import TIME_BUDGET_S
@@ -182,9 +182,8 @@ def built_chapters(build_dir: Path) -> list[str]:
 
 def declared_binaries(build_dir: Path) -> list[str]:
     """Every chapter binary the build holds, as the built chapters describe
-    them: each chapter's own and its variants."""
-    built = built_chapters(build_dir)
-    return sorted(p.name for p in chapter_programs(build_dir, built)) if built else []
+    them: each chapter's own and its variants (binaries.declared_binaries)."""
+    return binaries.declared_binaries(ROOT, build_dir, built_chapters(build_dir))
 
 
 def chapter_folders() -> list[str]:

@@ -189,16 +189,20 @@ def find_variant(repo_root: str | os.PathLike, build: str | os.PathLike,
     return path, variant_of(describe(path), slug, path)
 
 
-def declared_binaries(repo_root: str | os.PathLike, build: str | os.PathLike) -> list[str]:
+def declared_binaries(repo_root: str | os.PathLike, build: str | os.PathLike,
+                      chapters: list[str] | None = None) -> list[str]:
     """Every chapter binary a result is measured by, sorted: the slugs of
     each chapter's variants as its built binary describes them (the
     chapter's own is the chapter's name, another <chapter>-<variant>). Each
     chapter folder (one with a kernel.cu, as the measure command counts
-    them) must have its binary built, so that the list never shrinks with
-    the build: a missing one is an AnalysisError."""
+    them), or each of `chapters` where given, must have its binary built,
+    so that the list never shrinks with the build: a missing one is an
+    AnalysisError."""
+    if chapters is None:
+        chapters = [k.parent.name for k in Path(repo_root, "chapters").glob("*/kernel.cu")]
     names = []
-    for folder in sorted(Path(repo_root, "chapters").glob("*/kernel.cu")):
-        path = require_binary(build, folder.parent.name)
+    for chapter in chapters:
+        path = require_binary(build, chapter)
         names += [variant["slug"] for variant in describe(path)["variants"]]
     return sorted(names)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import random_fixture
-from common import ROOT, load_command
+from common import ROOT, declared_binaries, load_command
 from ladder_tools import binaries, pending, random_problems
 from ladder_tools import results_check as rc
 
@@ -41,14 +41,9 @@ GPU_FOLDERS = sorted(p.name for p in RESULTS.iterdir()
 
 @functools.cache
 def expected() -> list[str]:
-    """Every chapter binary, as the built chapters describe themselves. The
-    tests that need it skip without a build that holds every chapter (one
-    for an older GPU leaves Part II's out: cmake/Ladder.cmake's MIN_ARCH)."""
-    build = binaries.build_dir(ROOT)
-    try:
-        return binaries.declared_binaries(ROOT, build)
-    except binaries.AnalysisError as error:
-        pytest.skip(f"needs every chapter built: {error}")
+    """Every chapter binary (the tests that need it skip without every
+    chapter built: common.declared_binaries)."""
+    return declared_binaries()
 
 
 def measured() -> list[str]:
