@@ -166,11 +166,13 @@ class Program:
 
 
 def describe(binary: Path) -> dict:
-    """What a chapter binary says of itself (--describe), with no GPU work."""
-    done = run([str(binary), "--describe"])
-    if done.returncode != 0:
-        sys.exit(f"measure: {binary} --describe failed:\n{done.stderr}")
-    return json.loads(done.stdout)
+    """What a chapter binary says of itself (--describe, read by
+    binaries.describe()), with no GPU work; the command stops with one line
+    where it cannot say."""
+    try:
+        return binaries.describe(binary)
+    except binaries.AnalysisError as error:
+        sys.exit(f"measure: {error}")
 
 
 def built_chapters(build_dir: Path) -> list[str]:
