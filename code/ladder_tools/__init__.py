@@ -1,9 +1,9 @@
 """The book's Python tools, one package for the commands (code/measure.py,
-code/sweep.py, code/analysis/), the tests, the figures (figures/) and the
-docs extension (docs/_ext). The book's environment has it installed
-(pyproject.toml); the commands in code/ import it from their own folder, so
-they run with a bare python3. Standard library only; nothing here imports
-docs/ or figures/.
+code/sweep.py, code/analysis/), the tests, the docs extension (docs/_ext),
+and the figures (the subpackage figures/, which draws with matplotlib). The
+book's environment has it installed (pyproject.toml); the commands in code/
+import it from their own folder, so they run with a bare python3. Standard
+library only, but for figures/, which nothing else here imports.
 
 Results, as the measure and sweep commands write them under results/<gpu>/:
   provenance     what a measurement was built from, and whether the tree has
@@ -28,4 +28,7 @@ Analysis of the built chapters (no GPU):
   occupancy      resident blocks per SM and occupancy from a kernel's resources
   resources      registers, shared memory and occupancy per chapter kernel
   bankmap        lane-to-bank maps, from build/bin/bankmap
+
+Drawing (matplotlib), in the subpackage figures: one module per figure, each
+declared once (figures/registry.py); figures/draw.py draws one alone.
 """

@@ -7,7 +7,7 @@ the A (16 x 8), B (8 x 8) and C (16 x 8) tiles of one mma.sync.m16n8k8 each
 lane holds in each register, and for every register of the A and B
 fragments the word each lane loads from As or Bs, its bank, and the
 wavefronts the bank model counts, with the chapter's padded rows and with
-unpadded ones. Each load is in bankmap's JSON form, so figures/bankgrid.py
+unpadded ones. Each load is in bankmap's JSON form, so code/ladder_tools/figures/bankgrid.py
 draws it. This module runs the tool (cached) and picks what the figures show.
 """
 

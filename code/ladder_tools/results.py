@@ -1,7 +1,7 @@
 """The measured results: finding, reading and checking them.
 
 Plain functions of files and values, for the book (docs/_ext), the figures
-(figures/) and the tests. The measure command writes, for every GPU it ran
+(code/ladder_tools/figures/) and the tests. The measure command writes, for every GPU it ran
 on (see docs/results-schema.md)::
 
     results/<gpu>/chapters/<slug>.json   one chapter's sizes, times, errors

@@ -20,7 +20,7 @@
 //     warps, mma tiles and steps move the banks round but do not change the
 //     count (tests/cpp/test_fragments.cu checks every one).
 // Each load is reported in bankmap's JSON form (lanes, phases, wavefronts),
-// so figures/bankgrid.py draws it as it draws bankmap's accesses.
+// so code/ladder_tools/figures/bankgrid.py draws it as it draws bankmap's accesses.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

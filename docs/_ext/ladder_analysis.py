@@ -20,7 +20,7 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts; with
-    ``:figure:``, its figure (figures/bankmap.py) under it.
+    ``:figure:``, its figure (code/ladder_tools/figures/bankmap.py) under it.
 ``{ladder-tail-plans}``  options ``:sizes:`` (required), ``:gpu:``
     per size, the plan chapter 13 picks, its count's time over the "tiles"
     variant's plan (a prediction), and, where measured, the time of 13-tail
@@ -32,7 +32,7 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     does (ladder_tools.archs); without a chapter, one row per chapter built.
 
 The figures ({ladder-tiling}, {ladder-roofline}, ...) are each declared once in
-their module of figures/ and put on the page by docs/_ext/ladder_figures.py.
+their module of code/ladder_tools/figures/ and put on the page by docs/_ext/ladder_figures.py.
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -53,7 +53,7 @@ the directive shows a note, not a warning:
 
 A sweep or transpose file whose source has changed is marked stale and
 listed in ladder-stale.json, like a chapter result. Computing lives in
-code/ladder_tools (one module per topic), drawing in figures/.
+code/ladder_tools (one module per topic), drawing in code/ladder_tools/figures/.
 """
 
 from __future__ import annotations
@@ -66,8 +66,6 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from figures.bankmap import bankmap_drawing
-from figures.sweep import sweep_drawing, sweep_points
 from ladder_base import (
     LadderMixin,
     not_measured_box,
@@ -88,6 +86,8 @@ from ladder_tools.binaries import (
     require_binary,
     tool_json,
 )
+from ladder_tools.figures.bankmap import bankmap_drawing
+from ladder_tools.figures.sweep import sweep_drawing, sweep_points
 from ladder_tools.formatting import DASH, format_gflops
 from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
 from ladder_tools.kernels import (

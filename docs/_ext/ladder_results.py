@@ -9,11 +9,11 @@ Numbers enter the book only through what this extension reads from
     measured; a warning box when the result is stale.
 ``{ladder-ladder}``
     every chapter's GFLOP/s at 4096 as bars, cuBLAS and the FP32 FMA peak as
-    lines, Part II in a panel of its own with cuBLAS on TF32 (figures/ladder.py),
+    lines, Part II in a panel of its own with cuBLAS on TF32 (code/ladder_tools/figures/ladder.py),
     and a table of all chapters.
 
 The figures drawn from results alone ({ladder-plot}, {ladder-accuracy}, ...)
-are each declared once in their module of figures/ and put on the page by
+are each declared once in their module of code/ladder_tools/figures/ and put on the page by
 docs/_ext/ladder_figures.py.
 ``{ladder-goals} <slug>``  options ``:gpu:``, ``:brief:``; body: one goal per line
     ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
@@ -35,7 +35,7 @@ docs/_ext/ladder_figures.py.
 
 A stale result is shown, marked, and listed in ``ladder-stale.json``
 (ladder_base). Reading and checking live in ladder_tools.results, number
-forms in ladder_tools.formatting, drawing in figures/.
+forms in ladder_tools.formatting, drawing in code/ladder_tools/figures/.
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from figures.ladder import ladder_bars, ladder_drawing
 from ladder_base import (
     LadderMixin,
     not_measured_box,
@@ -59,6 +58,7 @@ from ladder_figures import figure_nodes
 from ladder_nodes import paragraph, table
 from ladder_tools import goals, misses, random_problems, results, values
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures.ladder import ladder_bars, ladder_drawing
 from ladder_tools.formatting import (
     DASH,
     format_error,
@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from sphinx.environment import BuildEnvironment
     from sphinx.util.typing import ExtensionMetadata
 
-    from figures.ladder import LadderBars
+    from ladder_tools.figures.ladder import LadderBars
 
 
 def _not_measured(env: BuildEnvironment, slug: str) -> nodes.Element:

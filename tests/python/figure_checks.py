@@ -1,5 +1,5 @@
 """What the figure tests share (tests/python/test_figure_*.py, one file per
-module of figures/, and test_figures_all.py, which runs the checks below on
+module of code/ladder_tools/figures/, and test_figures_all.py, which runs the checks below on
 every figure the book draws):
 
 - the data: the committed results and the test fixtures, the build folder
@@ -40,9 +40,9 @@ from matplotlib.patches import FancyArrowPatch, Patch  # noqa: E402
 from matplotlib.text import Annotation, Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
-from figures import style  # noqa: E402
-from figures.tiling import natural_width_px  # noqa: E402
 from ladder_tools.binaries import chapter_binaries  # noqa: E402
+from ladder_tools.figures import style  # noqa: E402
+from ladder_tools.figures.tiling import natural_width_px  # noqa: E402
 from ladder_tools.results import results_root  # noqa: E402
 
 # -- The data -------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Part II's error against speed (figures/accuracy.py, {ladder-accuracy}):
+"""Part II's error against speed (code/ladder_tools/figures/accuracy.py, {ladder-accuracy}):
 each method's point at its rate and its error, filled for the uniform
 inputs and hollow for the wide ones, the unit roundoffs' labels over no
 point, and draw.py's command line.
@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from figure_checks import MODES, ROOT, drawn, ink_problems, legend_problems
+from figure_checks import MODES, drawn, ink_problems, legend_problems
 
 # figure_checks first: it skips the file when matplotlib is missing.
 # isort: split
@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_rgba
 
-from figures import accuracy
+from ladder_tools.figures import accuracy
 from ladder_tools.results import ChapterResult
 
 
@@ -163,7 +163,7 @@ def test_draw_py_draws_the_accuracy_figure(tmp_path):
         for entry in data["sizes"]:
             entry |= {"time_ms": times, "cublas_time_ms": times}
         (folder / f"{slug}.json").write_text(json.dumps(data))
-    command = [sys.executable, str(ROOT / "figures" / "draw.py"), "accuracy", "12-final",
+    command = [sys.executable, "-m", "ladder_tools.figures.draw", "accuracy", "12-final",
                "14-tf32", "15-3xtf32", "--mode", "dark", "--out"]
     env = {**os.environ, "LADDER_RESULTS_DIR": str(tmp_path)}
     done = subprocess.run(command + [str(tmp_path / "a.svg")], env=env, capture_output=True,

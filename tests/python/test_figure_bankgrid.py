@@ -1,4 +1,4 @@
-"""The bank grid (figures/bankgrid.py, {ladder-bankgrid}): every access a
+"""The bank grid (code/ladder_tools/figures/bankgrid.py, {ladder-bankgrid}): every access a
 page draws as a bank grid, from bankmap's JSON: the grid has a row per
 wavefront of the model, each active lane's words sit in their banks
 (computed here from the lane's byte address), a cell is coloured conflicted
@@ -27,8 +27,8 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import bankgrid
 from ladder_tools.bankmap import run_bankmap
+from ladder_tools.figures import bankgrid
 
 BANKGRID = re.compile(r"^```\{ladder-bankgrid\}\s+(.+)$")
 

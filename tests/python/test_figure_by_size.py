@@ -1,4 +1,4 @@
-"""The by-size figure (figures/by_size.py, the chapter pages' {ladder-plot}) is
+"""The by-size figure (code/ladder_tools/figures/by_size.py, the chapter pages' {ladder-plot}) is
 legible: drawn as the book draws it, side by side and stacked (the phone's
 drawing), in the light mode (and in the dark one for two of the cases: the
 modes differ only in colours), and measured in display coordinates:
@@ -33,7 +33,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import by_size
+from ladder_tools.figures import by_size
 from ladder_tools.results import ChapterResult
 
 
@@ -68,7 +68,7 @@ MADE_UP_RESULT = {"sizes": [
     for s in CROWDED]}
 
 BY_SIZE_CASES = [("made-up: chapter 12's sizes", MADE_UP_RESULT)] + chapter_results()
-# The two modes differ only in colours (figures/style.py), so the geometry is
+# The two modes differ only in colours (code/ladder_tools/figures/style.py), so the geometry is
 # measured on every result in the light mode and the dark mode is drawn, and
 # measured whole, on the made-up case and the first committed result.
 MODE_CASES = [(name, result, mode) for index, (name, result) in enumerate(BY_SIZE_CASES)

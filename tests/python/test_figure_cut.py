@@ -1,4 +1,4 @@
-"""Chapter 17's cut last round (figures/cut.py, {ladder-cut}): the busiest
+"""Chapter 17's cut last round (code/ladder_tools/figures/cut.py, {ladder-cut}): the busiest
 SM's K-steps, uncut and cut, computed here from the page's rule (at most
 SMs / tiles-left slices a tile, at most one a K-step, none under 2), against
 what build/bin/lastround gives from the chapter's own last_round() and
@@ -15,7 +15,7 @@ from figure_checks import BUILD, MODES, ROOT, drawn, patches, text_problems, tex
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import cut
+from ladder_tools.figures import cut
 
 
 def expected_cut(size: int, sms: int) -> tuple[int, int, int, int]:

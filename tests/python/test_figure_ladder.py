@@ -1,4 +1,4 @@
-"""The ladder (figures/ladder.py, {ladder-ladder}) draws Part II in a panel
+"""The ladder (code/ladder_tools/figures/ladder.py, {ladder-ladder}) draws Part II in a panel
 of its own, on its own scale, with cuBLAS on TF32; without Part II it is one
 panel.
 """
@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.patches import Rectangle
 
-from figures import ladder
+from ladder_tools.figures import ladder
 
 
 def made_up_ladder() -> tuple[list[str], list[ladder.LadderBars]]:

@@ -1,4 +1,4 @@
-"""The mix figure (figures/mix.py, {ladder-mix-figure}) draws one bar per
+"""The mix figure (code/ladder_tools/figures/mix.py, {ladder-mix-figure}) draws one bar per
 chapter binary, that of the chapter's own kernel, where a binary holds its
 variants' kernels too.
 """
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from figure_checks import BUILD, ROOT
-from figures import mix
 from ladder_tools.binaries import chapter_binaries
+from ladder_tools.figures import mix
 from ladder_tools.kernels import select_kernels
 from ladder_tools.mix import kernel_mix, mix_categories
 

@@ -1,6 +1,6 @@
-"""Chapter 16's pipeline (figures/pipeline.py, {ladder-pipeline}): what the
+"""Chapter 16's pipeline (code/ladder_tools/figures/pipeline.py, {ladder-pipeline}): what the
 kernel's barriers require (sgemm_wgmma, consume_tf32, consume_3xtf32),
-checked here against the schedule figures/ring.py computes from each
+checked here against the schedule code/ladder_tools/figures/ring.py computes from each
 variant's --describe constants, and against what the figure draws of it.
 """
 
@@ -18,8 +18,8 @@ from figure_checks import BUILD, MODES, ROOT, drawn, panel, text_problems, texts
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import pipeline, ring
 from ladder_tools.binaries import AnalysisError, describe
+from ladder_tools.figures import pipeline, ring
 
 PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]
 
@@ -176,7 +176,7 @@ def test_draw_py_draws_the_pipeline(tmp_path):
     variant_constants("17-3xtf32-wgmma")
     for mode in MODES:
         out = tmp_path / f"pipeline-{mode}.svg"
-        done = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "pipeline",
+        done = subprocess.run([sys.executable, "-m", "ladder_tools.figures.draw", "pipeline",
                                "17-3xtf32-wgmma", "--mode", mode, "--out", str(out)],
                               capture_output=True, text=True,
                               env={**os.environ, "LADDER_BUILD_DIR": str(BUILD)})

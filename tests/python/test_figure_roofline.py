@@ -1,8 +1,8 @@
-"""The roofline (figures/roofline.py, {ladder-roofline}), drawn from the
+"""The roofline (code/ladder_tools/figures/roofline.py, {ladder-roofline}), drawn from the
 committed H200 results and the built chapters: each chapter's point is where
 its measured GFLOP/s at 4096 and the intensity of its own tile constants put
 it (the intensity computed here, from --describe, not by
-figures/roofline.py), the ceilings are the baseline's, and no two texts
+code/ladder_tools/figures/roofline.py), the ceilings are the baseline's, and no two texts
 (labels, ceilings' names, ticks) overlap, in the light and the dark drawing.
 """
 
@@ -20,8 +20,8 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 
-from figures import ladder, roofline, style
 from ladder_tools.binaries import describe
+from ladder_tools.figures import ladder, roofline, style
 
 #: The roofline is the FMA units': Part II's chapters (the tensor cores) are not on it.
 ROOFLINE_CHAPTERS = [(slug, binary) for slug, binary in TILING_CHAPTERS

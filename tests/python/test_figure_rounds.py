@@ -1,4 +1,4 @@
-"""Chapter 12's rounds figure (figures/rounds.py, {ladder-rounds}) counts the
+"""Chapter 12's rounds figure (code/ladder_tools/figures/rounds.py, {ladder-rounds}) counts the
 blocks: the counts are computed here from --describe and the results file,
 not by the figure's module.
 """
@@ -24,7 +24,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import rounds
+from ladder_tools.figures import rounds
 
 
 def expected_rounds(size: int) -> tuple[int, int, int, int]:

@@ -1,4 +1,4 @@
-"""Chapter 11's stages figure (figures/stages.py, {ladder-stages}) is the
+"""Chapter 11's stages figure (code/ladder_tools/figures/stages.py, {ladder-stages}) is the
 code's order: the counts are computed here from --describe, not by the
 figure's module.
 """
@@ -21,7 +21,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import stages
+from ladder_tools.figures import stages
 
 
 @pytest.mark.parametrize("mode", MODES)

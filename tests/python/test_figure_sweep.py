@@ -1,4 +1,4 @@
-"""The sweep figure (figures/sweep.py, chapters 09 and 12's {ladder-sweep}) is
+"""The sweep figure (code/ladder_tools/figures/sweep.py, chapters 09 and 12's {ladder-sweep}) is
 legible, in the light and the dark drawing: no two x tick labels overlap, no
 legend lies over a point, text takes the mode's ink, a sweep's committed
 configuration (its ring) lies inside the axes, and the GFLOP/s axis spans
@@ -26,7 +26,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import sweep
+from ladder_tools.figures import sweep
 
 
 def sweeps() -> list[tuple[str, list[float], list[bool], int]]:

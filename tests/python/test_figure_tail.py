@@ -1,4 +1,4 @@
-"""Chapter 13's rounds and plans (figures/tail.py, {ladder-tail-rounds};
+"""Chapter 13's rounds and plans (code/ladder_tools/figures/tail.py, {ladder-tail-rounds};
 ladder_tools/tailplan.py, {ladder-tail-plans}). The plans and segments are
 build/bin/tailplan's (the chapter's own plan(), cost() and schedule
 functions); what is checked here is computed here: the tiles and steps from
@@ -20,9 +20,9 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_rgb
 
-from figures import tail
 from ladder_tools import results as results_tools
 from ladder_tools import tailplan
+from ladder_tools.figures import tail
 
 TAIL_SIZES = ["512", "768", "1024", "1280", "1536", "2048", "2560", "3072", "4096",
               "4097x4097x4097", "512x512x16384", "128x4096x4096"]

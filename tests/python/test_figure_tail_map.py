@@ -1,4 +1,4 @@
-"""Chapter 13's map of where it wins (figures/tail_map.py, {ladder-tail-map}),
+"""Chapter 13's map of where it wins (code/ladder_tools/figures/tail_map.py, {ladder-tail-map}),
 drawn from a made-up result that lacks some of the map's sizes: every size
 of the map is a cell or a point at its place, the values written are the
 result's, a size without a timed entry is a grey cell with a dash and a gap
@@ -33,7 +33,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 
 from common import load_command
-from figures import style, tail_map
+from ladder_tools.figures import style, tail_map
 from ladder_tools.formatting import DASH, format_gflops, format_percent
 
 MAP_ABSENT = {(512, 2048, 4096), (4096, 4096, 256)}
@@ -184,7 +184,7 @@ def test_draw_py_draws_the_tail_map(tmp_path):
               "sizes": made_up_map_entries()}
     (folder / "13-tail.json").write_text(json.dumps(result))
     out = tmp_path / "map.svg"
-    done = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "tail-map",
+    done = subprocess.run([sys.executable, "-m", "ladder_tools.figures.draw", "tail-map",
                            "--mode", "dark", "--out", str(out)],
                           env={**os.environ, "LADDER_RESULTS_DIR": str(tmp_path)},
                           capture_output=True, text=True, timeout=120)
@@ -193,7 +193,7 @@ def test_draw_py_draws_the_tail_map(tmp_path):
     drawing = out.read_text()
     assert drawing.count('id="map-cell') == len(tail_map.MAP_SIDES) ** 2 - 2
     # No result for the GPU: one line, no figure.
-    missing = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "tail-map",
+    missing = subprocess.run([sys.executable, "-m", "ladder_tools.figures.draw", "tail-map",
                               "--gpu", "nowhere", "--out", str(tmp_path / "no.svg")],
                              env={**os.environ, "LADDER_RESULTS_DIR": str(tmp_path)},
                              capture_output=True, text=True, timeout=120)

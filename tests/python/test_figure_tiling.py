@@ -1,4 +1,4 @@
-"""The tiling figure (figures/tiling.py, {ladder-tiling}), drawn for every
+"""The tiling figure (code/ladder_tools/figures/tiling.py, {ladder-tiling}), drawn for every
 chapter built, from its --describe constants, and measured: the rectangles
 are to scale (the block's sides are BN / BM, a warp tile's WN / WM, a
 thread's block TN / TM, in data units and on the drawn page), there are as
@@ -31,14 +31,14 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.patches import ConnectionPatch
 
-from figures import style, tiling
 from ladder_tools.binaries import describe
+from ladder_tools.figures import style, tiling
 
 
 def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
                         walk: str | None = None) -> list[str]:
     """What the figure of constants ``c`` must show; the expectations are
-    computed here from the constants, not taken from figures/tiling.py."""
+    computed here from the constants, not taken from code/ladder_tools/figures/tiling.py."""
     problems = text_problems(figure, renderer, mode)
     bm, bn = (c["BM"], c["BN"]) if "BM" in c else (c["BLOCK"], c["BLOCK"])
     tm, tn = c.get("TM", 1), c.get("TN", 1)

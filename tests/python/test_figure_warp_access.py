@@ -1,4 +1,4 @@
-"""The warp-access figure (figures/warp_access.py, {ladder-warp-access}): what
+"""The warp-access figure (code/ladder_tools/figures/warp_access.py, {ladder-warp-access}): what
 build/bin/warpmap computes with the chapters' index functions, checked
 against the lesson counted here from the addresses: chapter 01's lanes have
 32 rows of C in one column (32 sectors of A, a broadcast of B), chapter
@@ -29,7 +29,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import warp_access
+from ladder_tools.figures import warp_access
 from ladder_tools.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap
 
 WARP_ACCESS = re.compile(r"^```\{ladder-warp-access\}\s+(.+)$")

@@ -14,13 +14,13 @@ them (the checks are figure_checks.collisions and .small_on_a_phone):
 
 "Every figure the book draws": each directive on the pages
 (chapters/**/*.md and docs/*.md) that names a figure of the registry
-(figures/registry.py), loaded by the figure's own ``load`` from the data
+(code/ladder_tools/figures/registry.py), loaded by the figure's own ``load`` from the data
 the page reads (the committed results and the chapters built in build/),
 as docs/_ext draws it. A figure no page draws is drawn from a case of its
 own, so that every figure is checked.
 
 The checks measure geometry, which is the same in the light and the dark
-drawing (they differ only in colours, figures/style.py): the checks run on
+drawing (they differ only in colours, code/ladder_tools/figures/style.py): the checks run on
 the light drawing, and the dark one of each figure is drawn once, to show
 that it draws. The checks are tested here too, on toy figures that break
 them.
@@ -50,9 +50,9 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from figures import style
-from figures.registry import Context, Drawing, Figure, every_figure
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures import style
+from ladder_tools.figures.registry import Context, Drawing, Figure, every_figure
 
 # -- The figures on the pages ----------------------------------------------------------
 
@@ -122,7 +122,7 @@ def page_cases() -> list[Case]:
 
 #: Figures no page draws, each with a case of its own to draw it by:
 #: bankmap's figure (the pages show its table), as draw.py's example draws it.
-UNDRAWN = [Case("figures/README.md (draw.py bankmap)", "bankmap",
+UNDRAWN = [Case("code/ladder_tools/figures/README.md (draw.py bankmap)", "bankmap",
                 ("transpose.32x32.tile-read",), ())]
 BOOK = page_cases()
 CASES = BOOK + [c for c in UNDRAWN if c.name not in {b.name for b in BOOK}]
@@ -219,12 +219,13 @@ def test_every_figure_is_checked():
 
 
 def test_every_module_of_figures_declares_a_figure_or_serves_one():
-    """A module of figures/ draws a figure of the registry, or is one that
+    """A module of code/ladder_tools/figures/ draws a figure of the registry, or is one that
     those draw with (the look, the registry, the command line; the
     handshake and the ring under the pipeline; the bank grids under the
     fragments)."""
-    declared = {figure.load.__module__.removeprefix("figures.") for figure in FIGURES.values()}
-    modules = {path.stem for path in (ROOT / "figures").glob("*.py")}
+    package = "ladder_tools.figures."
+    declared = {figure.load.__module__.removeprefix(package) for figure in FIGURES.values()}
+    modules = {path.stem for path in (ROOT / "code" / "ladder_tools" / "figures").glob("*.py")}
     assert modules - declared == {"__init__", "draw", "registry", "style", "handshake", "ring"}
 
 
@@ -388,7 +389,7 @@ def test_draw_py_help_lists_every_figure():
     # `draw.py --help` crash.
     import subprocess
 
-    done = subprocess.run([sys.executable, str(ROOT / "figures" / "draw.py"), "--help"],
+    done = subprocess.run([sys.executable, "-m", "ladder_tools.figures.draw", "--help"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "% of cuBLAS" in done.stdout
@@ -403,7 +404,7 @@ def test_draw_py_draws_a_figure_as_the_page_does(tmp_path):
     import subprocess
 
     out = tmp_path / "rounds.svg"
-    command = [sys.executable, str(ROOT / "figures" / "draw.py"), "rounds", *case.arguments,
+    command = [sys.executable, "-m", "ladder_tools.figures.draw", "rounds", *case.arguments,
                *(f"--{key}={value}" for key, value in case.options), "--mode", "dark",
                "--out", str(out)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)

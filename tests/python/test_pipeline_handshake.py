@@ -1,6 +1,6 @@
-"""Chapter 16's handshake figure (figures/handshake.py, drawn by
+"""Chapter 16's handshake figure (code/ladder_tools/figures/handshake.py, drawn by
 {ladder-pipeline} after the ring) and chapter 17's split figure
-(figures/split.py, {ladder-split}) say what the kernel does, computed here
+(code/ladder_tools/figures/split.py, {ladder-split}) say what the kernel does, computed here
 from the variants' --describe constants and the rules of the kernel's code
 (chapters/16-wgmma/kernel.cuh), not from the figures' modules:
 
@@ -38,10 +38,10 @@ pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from figures import handshake, split, style  # noqa: E402
-from figures.registry import Context, every_figure  # noqa: E402
-from figures.tiling import natural_width_px  # noqa: E402
 from ladder_tools.binaries import AnalysisError, describe  # noqa: E402
+from ladder_tools.figures import handshake, split, style  # noqa: E402
+from ladder_tools.figures.registry import Context, every_figure  # noqa: E402
+from ladder_tools.figures.tiling import natural_width_px  # noqa: E402
 
 BUILD = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
 MODES = ("light", "dark")

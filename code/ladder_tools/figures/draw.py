@@ -1,25 +1,26 @@
 #!/usr/bin/env python3
 """Draws one of the book's figures from the command line, as SVG.
 
-    python figures/draw.py --help                     # every figure
-    python figures/draw.py tiling --help              # one figure's arguments and options
-    python figures/draw.py plot 12-final --out sizes.svg
-    python figures/draw.py ladder --out ladder.svg
-    python figures/draw.py bankgrid ch09.a-store ch10.a-store --titles "unpadded; padded" \
-        --out grid.svg
-    python figures/draw.py rounds 12-final --size 3072 --out rounds.svg
-    python figures/draw.py tail-rounds 3072 --schemes "tiles split-k stream-k" --out tail.svg
+    python -m ladder_tools.figures.draw --help            # every figure
+    python -m ladder_tools.figures.draw tiling --help     # one figure's arguments and options
+    python -m ladder_tools.figures.draw plot 12-final --out sizes.svg
+    python -m ladder_tools.figures.draw ladder --out ladder.svg
+    python -m ladder_tools.figures.draw bankgrid ch09.a-store ch10.a-store \
+        --titles "unpadded; padded" --out grid.svg
+    python -m ladder_tools.figures.draw rounds 12-final --size 3072 --out rounds.svg
+    python -m ladder_tools.figures.draw tail-rounds 3072 --schemes "tiles split-k stream-k" \
+        --out tail.svg
 
 A figure is drawn as the book's directive of the same name draws it
 (``{ladder-rounds} 12-final`` with ``:size: 3072``): the figures and what
-each takes are those figures/registry.py finds. Where the figure is more
+each takes are those registry.py finds. Where the figure is more
 than one drawing (a sweep on each GPU, the pipeline with --handshake), each
 is written beside --out, its name added to the file's; --phone writes the
 phone's drawing of a figure that has one.
 
-`python` is the book's environment's, build/venv/bin/python (or run
-python -m figures.draw ...): it has matplotlib, and this repository's
-packages (figures, ladder_tools) installed (pyproject.toml).
+`python` is the book's environment's, build/venv/bin/python: it has
+matplotlib, and this repository's package (ladder_tools, the figures
+among it) installed (pyproject.toml).
 
 --mode dark draws the dark page's version. The data is the book's: results/
 (or $LADDER_RESULTS_DIR) and the chapters built in build/ (or
@@ -32,10 +33,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from figures.registry import Context, Figure, every_figure
 from ladder_tools import binaries, results
+from ladder_tools.figures.registry import Context, Figure, every_figure
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def add_figure(figures: argparse._SubParsersAction[argparse.ArgumentParser],

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from figures.registry import Context, Drawing, Drawn, Figure, Request
-from figures.style import RC, THEMES, legend, style_axes, svg
 from ladder_tools.binaries import AnalysisError, chapter_binaries, describe, variant_of
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import RC, THEMES, legend, style_axes, svg
 from ladder_tools.kernels import variant_main_kernel
 from ladder_tools.mix import kernel_mix, mix_categories
 
@@ -107,7 +107,7 @@ def draw_mix(bars: list[MixBar], mode: str, stacked: bool = False) -> bytes:
         return svg(mix_figure(bars, mode, stacked))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

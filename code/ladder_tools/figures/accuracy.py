@@ -26,9 +26,9 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import LogLocator, NullFormatter
 
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg
 from ladder_tools import results
+from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg
 from ladder_tools.formatting import format_size, parse_size
 
 if TYPE_CHECKING:
@@ -233,7 +233,7 @@ def caption_notes(data: Accuracy) -> str:
     return " ".join(notes)
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

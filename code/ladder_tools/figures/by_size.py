@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
-from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results as results_files
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.results import ChapterResult, is_timed
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def by_size_series(results: list[ChapterResult], reference: str = "sgemm"
     return gflops, cublas, pct
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
-from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, tool_json
+from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools.formatting import format_size, parse_size
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def cut_figure(c: Cut, mode: str) -> MplFigure:
         return figure
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

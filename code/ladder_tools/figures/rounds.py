@@ -17,10 +17,19 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request, positive_int
-from figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, find_variant
+from ladder_tools.figures.registry import (
+    GPU,
+    Context,
+    Drawing,
+    Drawn,
+    Figure,
+    Option,
+    Request,
+    positive_int,
+)
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -164,7 +173,7 @@ def rounds_figure(r: Rounds, mode: str) -> MplFigure:
         return figure
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

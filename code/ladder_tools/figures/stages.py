@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 
-from figures.registry import Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend
 from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -103,7 +103,7 @@ LABEL_W = 0.95
 class Lanes:
     """A figure of one lane per stage, stage 0 on top, over `columns`
     columns: the stages figure's layout, which the pipeline figure
-    (figures/pipeline.py) shares. `height` is the lanes' extent in data
+    (pipeline.py) shares. `height` is the lanes' extent in data
     units and `total` the figure's height in inches."""
     figure: plt.Figure
     axes: plt.Axes
@@ -175,7 +175,7 @@ def stages_figure(s: Stages, mode: str) -> MplFigure:
         return figure
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

@@ -34,10 +34,10 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools import results, tailplan
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -441,7 +441,7 @@ def draw_tail_rounds(r: TailRounds, mode: str, phone: bool = False) -> bytes:
         return svg(tail_rounds_figure(r, mode, phone))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

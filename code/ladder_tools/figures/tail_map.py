@@ -38,9 +38,9 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results
+from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.formatting import DASH, format_gflops, format_percent
 from ladder_tools.goals import AGAINST
 from ladder_tools.random_problems import RANDOM_CHAPTERS
@@ -409,7 +409,7 @@ def draw_tail_map(m: TailMap, mode: str, phone: bool = False) -> bytes:
         return svg(tail_map_figure(m, mode, phone))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

@@ -1,5 +1,5 @@
 """Chapter 16's producer/consumer handshake, barrier by barrier (drawn by
-{ladder-pipeline} after the ring of stages, figures/pipeline.py).
+{ladder-pipeline} after the ring of stages, pipeline.py).
 
 The data: the variant's ``--describe`` constants, checked by
 ring.pipeline_of() (STAGES, COPY_FLOATS, CONSUMERS, WARPGROUP, ...),
@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from figures import ring
-from figures.style import RC, THEMES, svg
 from ladder_tools.binaries import describe, find_variant
+from ladder_tools.figures import ring
+from ladder_tools.figures.style import RC, THEMES, svg
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

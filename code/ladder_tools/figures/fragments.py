@@ -11,7 +11,7 @@ computed by chapter 14's own functions. Two drawings:
   the registers where they split a tile (A's four quarters, B's halves, C's
   upper and lower halves).
 - the loads: register 0 of the A and of the B fragment, each unpadded,
-  padded and swizzled, as bank grids (figures/bankgrid.py): 32 banks across, a row per
+  padded and swizzled, as bank grids (bankgrid.py): 32 banks across, a row per
   wavefront.
 """
 
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures import bankgrid
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
-from figures.style import RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures import bankgrid
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
+from ladder_tools.figures.style import RC, THEMES, svg
 from ladder_tools.fragmap import lane_group, load_title, run_fragmap, shown_loads, tile
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ def load_grids(report: dict) -> list[bankgrid.Grid]:
     return [bankgrid.bank_grid(found, load_title(found)) for found in shown_loads(report)]
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

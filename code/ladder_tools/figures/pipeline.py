@@ -1,8 +1,8 @@
 """Chapter 16's ring of stages between producer and consumers ({ladder-pipeline}),
-drawn from the schedule figures/ring.py computes: one lane per stage, each
+drawn from the schedule ring.py computes: one lane per stage, each
 step's TMA copy and its wgmma in the order the barriers impose. It is a
 schematic, not a timing. With ``:handshake:`` the barriers' handshake
-(figures/handshake.py) follows as a second figure.
+(handshake.py) follows as a second figure.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from matplotlib.artist import Artist
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from figures import handshake
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
-from figures.ring import (
+from ladder_tools.figures import handshake
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request
+from ladder_tools.figures.ring import (
     FILLS,
     LINE_STYLES,
     TIMES,
@@ -26,8 +26,8 @@ from figures.ring import (
     columns,
     schedule,
 )
-from figures.stages import lanes
-from figures.style import RC, THEMES, legend, svg
+from ladder_tools.figures.stages import lanes
+from ladder_tools.figures.style import RC, THEMES, legend, svg
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -118,7 +118,7 @@ def draw_pipeline(p: Pipeline, mode: str) -> bytes:
         return svg(pipeline_figure(p, mode))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

@@ -10,7 +10,7 @@ done once, for every figure, by the three that use the registry:
 - the book: docs/_ext/ladder_figures.py makes ``{ladder-<name>}`` of each
   figure (its body is the caption), and says "not measured yet" where
   ``load`` finds nothing to draw;
-- the command line: figures/draw.py ``<name>`` draws it as SVG;
+- the command line: draw.py ``<name>`` draws it as SVG;
 - the tests: tests/python/test_figures_all.py checks every figure that a
   page draws (text that collides, text too small on a phone).
 
@@ -30,8 +30,8 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from figures.style import RC, svg
 from ladder_tools import binaries, results
+from ladder_tools.figures.style import RC, svg
 
 #: How the page shows a drawing (and so how the tests judge it on a phone):
 #: "natural": at its natural width where the column is wider (its text the
@@ -179,11 +179,12 @@ def every_figure() -> dict[str, Figure]:
     """Every figure of the book, by name: the FIGURE of each module of this
     package that has one (found when first asked, so that a module may
     import this one)."""
-    import figures
+    from ladder_tools import figures
 
     found: dict[str, Figure] = {}
     for module in pkgutil.iter_modules(figures.__path__):
-        declared = getattr(importlib.import_module(f"figures.{module.name}"), "FIGURE", None)
+        loaded = importlib.import_module(f"{figures.__name__}.{module.name}")
+        declared = getattr(loaded, "FIGURE", None)
         if isinstance(declared, Figure):
             assert declared.name not in found, f"two figures are named {declared.name}"
             found[declared.name] = declared

@@ -20,7 +20,7 @@ line; ladder_tools.results) and, dashed, the theoretical FMA peak
   multiply-add, 2 FLOP per 8 bytes.
 
 Part II's chapters are not drawn: they run on the tensor cores, whose
-ceiling this roofline of the FMA units does not have (figures/ladder.py
+ceiling this roofline of the FMA units does not have (ladder.py
 shows them on a scale of their own).
 
 This intensity counts the global loads the tiling issues: an upper bound on
@@ -42,11 +42,11 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import Bbox
 
-from figures.ladder import part_of
-from figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.figures.ladder import part_of
+from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools.formatting import format_gflops
 from ladder_tools.resources import BOOK_ARCH, kernel_resources
 from ladder_tools.values import theoretical_fma_gflops
@@ -359,7 +359,7 @@ def _place_labels(figure: MplFigure, axes: Axes, points: list[Point], avoid: lis
     if not points:
         return
     figure.canvas.draw()
-    # The figures are drawn with Agg (figures/style.py), whose canvas has a
+    # The figures are drawn with Agg (style.py), whose canvas has a
     # renderer; matplotlib leaves its get_renderer unannotated.
     get_renderer: Callable[[], RendererAgg] = cast("FigureCanvasAgg", figure.canvas).get_renderer
     renderer = get_renderer()
@@ -418,7 +418,7 @@ def draw_roofline(r: Roofline, mode: str) -> bytes:
         return svg(roofline_figure(r, mode))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

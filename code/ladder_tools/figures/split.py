@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from figures import ring
-from figures.registry import Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.figures import ring
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, svg
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -297,7 +297,7 @@ def draw_split(s: Split, mode: str) -> bytes:
         return svg(split_figure(s, mode))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

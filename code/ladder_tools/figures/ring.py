@@ -1,5 +1,5 @@
 """The model under chapter 16's ring of stages ({ladder-pipeline} draws it,
-figures/pipeline.py; figures/handshake.py and figures/split.py share it).
+pipeline.py; handshake.py and split.py share it).
 
 The data: a variant's ``--describe`` constants (STAGES, BK, BM, BN,
 A_TILES, COPY_FLOATS, STAGE_FLOATS, PRODUCTS, CONSUMERS, WARPGROUP), turned
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from figures.style import GPU_COLOURS
 from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.figures.style import GPU_COLOURS
 
 #: What each kind of task is drawn with: colour and opacity.
 FILLS = {"copy": (GPU_COLOURS[1], 0.4), "mma": (GPU_COLOURS[0], 0.6)}

@@ -12,10 +12,18 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, positive_int
-from figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools.bankmap import bank_summary, run_bankmap
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures.registry import (
+    Context,
+    Drawing,
+    Drawn,
+    Figure,
+    Option,
+    Request,
+    positive_int,
+)
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -66,7 +74,7 @@ def draw_bankmap(report: dict, mode: str) -> bytes:
         return svg(bankmap_figure(report, mode))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def bankmap_drawing(report: dict) -> Drawing:

@@ -24,9 +24,9 @@ import matplotlib.pyplot as plt
 from matplotlib.container import BarContainer
 from matplotlib.ticker import MaxNLocator
 
-from figures.registry import Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results as results_files
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.formatting import format_size
 from ladder_tools.results import ChapterResult, median_cublas_gflops
 
@@ -206,7 +206,7 @@ def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str,
         return svg(ladder_figure(chapter_labels, bars, mode, stacked))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def ladder_drawing(slugs: list[str], bars: list[LadderBars]) -> Drawing:

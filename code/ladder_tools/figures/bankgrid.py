@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
-from figures.style import GPU_COLOURS, RC, THEMES, svg
 from ladder_tools.bankmap import run_bankmap
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, svg
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
@@ -270,7 +270,7 @@ def draw_bankgrid(grids: list[Grid], mode: str) -> bytes:
         return svg(bankgrid_figure(grids, mode))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

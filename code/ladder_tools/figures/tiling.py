@@ -38,9 +38,9 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import LineCollection
 from matplotlib.patches import ConnectionPatch, Patch, Rectangle
 
-from figures.registry import Context, Drawing, Drawn, Figure, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.fragmap import run_fragmap, tile
 from ladder_tools.warpmap import run_warpmap
 
@@ -684,7 +684,7 @@ def draw_tiling(t: Tiling, mode: str) -> bytes:
         return svg(tiling_figure(t, mode))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request
-from figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools import results
 from ladder_tools.binaries import find_variant
+from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.formatting import format_size
 from ladder_tools.sweep_results import Sweep, committed_config, load_sweep, sweep_path
 
@@ -102,7 +102,7 @@ def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
         return svg(sweep_figure(rates, correct, winner, median, mode, stacked))
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def sweep_drawing(sweep: Sweep, committed: dict | None, gpu_name: str) -> Drawing:

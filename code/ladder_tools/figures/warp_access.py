@@ -25,9 +25,17 @@ from matplotlib.colors import to_hex, to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from figures.registry import Context, Drawing, Drawn, Figure, Option, Request, positive_int
-from figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.binaries import AnalysisError
+from ladder_tools.figures.registry import (
+    Context,
+    Drawing,
+    Drawn,
+    Figure,
+    Option,
+    Request,
+    positive_int,
+)
+from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 from ladder_tools.warpmap import DEFAULT_K, DEFAULT_N, chapter_accesses, is_broadcast, sector_words
 
 if TYPE_CHECKING:
@@ -330,7 +338,7 @@ def alt_text(columns: list[tuple[str, list[dict]]]) -> str:
     return " ".join(parts)
 
 
-# -- The figure, as the book asks for it (figures/registry.py) ------------------------
+# -- The figure, as the book asks for it (registry.py) ------------------------
 
 
 def load(context: Context, request: Request) -> Drawn:
