@@ -6,7 +6,7 @@
 
 1. Creates a virtual environment at <build-dir>/venv, if absent, and
    installs docs/requirements.txt into it, with the repository's own Python
-   code (pyproject.toml: ladder_tools, figures, the Sphinx extensions) in
+   code (pyproject.toml: ladder_tools, with its figures and Sphinx extensions) in
    editable mode; installs again only when one of those two files, or the
    checkout's folder, has changed since (a stamp in the environment records
    their hash). With --python, that interpreter is used instead and nothing

@@ -6,7 +6,7 @@ sit beside their kernels in chapters/NN-slug/chapter.md, the book-level pages
 (index, preface, glossary, appendix) here in docs/. The pages in docs/ are
 served as if they were at the root (docs/preface.md is the page ``preface``),
 so that index.html is at the top of the output and the chapters sit under
-chapters/ (docs/_ext/book_layout.py). Build it with docs/build_book.py (or the
+chapters/ (code/ladder_tools/sphinx/book_layout.py). Build it with docs/build_book.py (or the
 CMake target ``book``), which runs Doxygen first and passes its XML folder in
 $LADDER_DOXYGEN_XML.
 """
@@ -27,11 +27,11 @@ extensions = [
     "breathe",
     "sphinx_copybutton",
     "sphinx_design",
-    # The book's own (docs/_ext), installed with this repository's
+    # The book's own (code/ladder_tools/sphinx), installed with this repository's
     # distribution (pyproject.toml) in the book's environment.
-    "book_layout",
-    "ladder_results",
-    "ladder_analysis",
+    "ladder_tools.sphinx.book_layout",
+    "ladder_tools.sphinx.ladder_results",
+    "ladder_tools.sphinx.ladder_analysis",
 ]
 
 # -- Which files are pages -------------------------------------------------
@@ -79,7 +79,7 @@ breathe_projects = {
 breathe_default_project = "ladder"
 breathe_domain_by_extension = {"cu": "cpp", "cuh": "cpp", "hpp": "cpp"}
 
-# -- The measured results (docs/_ext/ladder_base.py, ladder_results.py) -----
+# -- The measured results (code/ladder_tools/sphinx/ladder_base.py, ladder_results.py) -----
 
 ladder_repo_root = str(REPO)
 # A stale result is marked on its page and listed in ladder-stale.json; set

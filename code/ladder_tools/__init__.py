@@ -1,5 +1,5 @@
 """The book's Python tools, one package for the commands (code/measure.py,
-code/sweep.py, code/analysis/), the tests, the docs extension (docs/_ext),
+code/sweep.py, code/analysis/), the tests, the docs extension (code/ladder_tools/sphinx),
 and the figures (the subpackage figures/, which draws with matplotlib). The
 book's environment has it installed (pyproject.toml); the commands in code/
 import it from their own folder, so they run with a bare python3. Standard

@@ -1,6 +1,6 @@
 """The measured results: finding, reading and checking them.
 
-Plain functions of files and values, for the book (docs/_ext), the figures
+Plain functions of files and values, for the book (code/ladder_tools/sphinx), the figures
 (code/ladder_tools/figures/) and the tests. The measure command writes, for every GPU it ran
 on (see docs/results-schema.md)::
 

@@ -343,12 +343,10 @@ def main() -> int:
     if done.returncode != 0:
         print(done.stdout + done.stderr)
         return 2
-    # The book's environment imports this repository's packages from the
+    # The book's environment imports this repository's package from the
     # checkout it was installed from (pyproject.toml, editable); the copy's
-    # own folders go first on the path, so the checks import the mutated copy.
-    copy_path = [repo / "code", repo, repo / "docs" / "_ext"]
-    env = {**os.environ, "LADDER_BUILD_DIR": str(build),
-           "PYTHONPATH": os.pathsep.join(map(str, copy_path))}
+    # own code/ goes first on the path, so the checks import the mutated copy.
+    env = {**os.environ, "LADDER_BUILD_DIR": str(build), "PYTHONPATH": str(repo / "code")}
     checks = sorted({c for m in chosen for c in m.checks})
     print(f"[mutation] baseline: building and running {', '.join(checks)}", flush=True)
     ok, failed = run_checks(checks, repo, build, sys.executable, env)

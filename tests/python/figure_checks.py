@@ -602,7 +602,7 @@ def collisions(figure, renderer=None, order: dict | None = None) -> list[str]:
 # -- The phone ---------------------------------------------------------------------
 #
 # A figure's drawing is as wide as its SVG says (in pt, 96 / 72 CSS px per
-# pt). The page shows it in one of these ways (docs/_ext, docs/_static/
+# pt). The page shows it in one of these ways (code/ladder_tools/sphinx, docs/_static/
 # ladder.css):
 #
 # - "natural": at its natural width, shrunk to the column where that is

@@ -583,7 +583,7 @@ def test_an_unknown_key_fails_a_strict_build(book_python, tmp_path):
     source = tmp_path / "src"
     source.mkdir()
     (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'ladder_results']\n"
+        "extensions = ['myst_parser', 'ladder_tools.sphinx.ladder_results']\n"
         f"ladder_repo_root = {str(ROOT)!r}\n")
     (source / "index.md").write_text("# Test\n\n{ladder}`01-naive:4096:speed`\n")
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""The book's analysis directives (docs/_ext/ladder_analysis.py).
+"""The book's analysis directives (code/ladder_tools/sphinx/ladder_analysis.py).
 
 The pure tests call code/ladder_tools on synthetic dictionaries. The
 build tests render scratch pages that use the directives, with sphinx-build
@@ -564,7 +564,8 @@ def results_copy(target: Path, resources: dict | None = None) -> Path:
 def write_conf(source: Path) -> None:
     """A scratch project's conf.py: the book's extensions, nitpicky."""
     (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'ladder_results', 'ladder_analysis']\n"
+        "extensions = ['myst_parser', 'ladder_tools.sphinx.ladder_results',"
+        " 'ladder_tools.sphinx.ladder_analysis']\n"
         f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
 
 
@@ -893,7 +894,7 @@ def test_a_stale_sweep_or_transpose_is_marked_and_reported(binaries, sphinx_pyth
 
 
 def test_a_part_ii_results_table_adds_the_percent_of_cublas_on_tf32():
-    import ladder_results
+    import ladder_tools.sphinx.ladder_results as ladder_results
     entry = {"M": 512, "N": 512, "K": 512, "correct": True, "max_rel_err": 1e-3,
              "time_ms": {"median": 0.012, "min": 0.0118, "max": 0.0121},
              "gflops": 22370.0, "cublas_gflops": 16455.0, "pct_cublas": 135.9}

@@ -16,7 +16,7 @@ them (the checks are figure_checks.collisions and .small_on_a_phone):
 (chapters/**/*.md and docs/*.md) that names a figure of the registry
 (code/ladder_tools/figures/registry.py), loaded by the figure's own ``load`` from the data
 the page reads (the committed results and the chapters built in build/),
-as docs/_ext draws it. A figure no page draws is drawn from a case of its
+as code/ladder_tools/sphinx draws it. A figure no page draws is drawn from a case of its
 own, so that every figure is checked.
 
 The checks measure geometry, which is the same in the light and the dark
@@ -230,11 +230,11 @@ def test_every_module_of_figures_declares_a_figure_or_serves_one():
 
 
 def test_every_figure_directive_of_docs_ext_is_a_registered_figure():
-    """docs/_ext registers no figure directive of its own beside the
+    """code/ladder_tools/sphinx registers no figure directive of its own beside the
     registry's, only directives of tables and text (three of which show a
     registered figure beside their tables)."""
     registered = set()
-    for source in (ROOT / "docs" / "_ext").glob("*.py"):
+    for source in (ROOT / "code" / "ladder_tools" / "sphinx").glob("*.py"):
         registered |= set(re.findall(r'add_directive\(\s*"ladder-([a-z-]+)"', source.read_text()))
     tables = {"results", "goals", "resources", "sass", "ncu", "issue", "transpose", "gpus",
               "tail-plans", "random", "ladder", "sweep", "bankmap"}

@@ -1,7 +1,7 @@
 """No measured-looking number is typed by hand into the book's prose.
 
 Every number the book reports as measured comes from results/ through the
-`{ladder}` role and the ladder-* directives (docs/_ext). A number followed by
+`{ladder}` role and the ladder-* directives (code/ladder_tools/sphinx). A number followed by
 a unit of measurement (GFLOP/s, GB/s, ms, %, registers, instructions, ...)
 typed into the prose instead goes stale the day the kernel or the GPU
 changes, and nothing would notice. This lint scans every chapters/**/*.md and

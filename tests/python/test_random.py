@@ -289,7 +289,7 @@ def build_page(python: str, tmp_path: Path, results_dir: Path) -> str:
     source = tmp_path / "src"
     source.mkdir()
     (source / "conf.py").write_text(
-        "extensions = ['myst_parser', 'ladder_results']\n"
+        "extensions = ['myst_parser', 'ladder_tools.sphinx.ladder_results']\n"
         f"ladder_repo_root = {str(ROOT)!r}\nnitpicky = True\n")
     (source / "index.md").write_text(PAGE)
     done = subprocess.run(

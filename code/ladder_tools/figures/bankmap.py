@@ -79,7 +79,7 @@ def draw_bankmap(report: dict, mode: str) -> bytes:
 
 def bankmap_drawing(report: dict) -> Drawing:
     """The figure that {ladder-bankmap} :figure: adds under its table
-    (docs/_ext/ladder_analysis.py)."""
+    (ladder_tools/sphinx/ladder_analysis.py)."""
     summary = bank_summary(report)
     return Drawing(lambda mode: bankmap_figure(report, mode),
                    f"Lane-to-bank map of {report['what']}",

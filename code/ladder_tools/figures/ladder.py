@@ -210,7 +210,7 @@ def draw_ladder(chapter_labels: list[str], bars: list[LadderBars], mode: str,
 
 
 def ladder_drawing(slugs: list[str], bars: list[LadderBars]) -> Drawing:
-    """The figure of {ladder-ladder} (docs/_ext/ladder_results.py, which
+    """The figure of {ladder-ladder} (ladder_tools/sphinx/ladder_results.py, which
     adds the table): on a phone, the two parts stacked and their bars across."""
     labels = [slug.replace("-", " ", 1) for slug in slugs]
     caption = (f"Every chapter at {format_size(results_files.HEADLINE_SIZE)}: GFLOP/s (bars), "

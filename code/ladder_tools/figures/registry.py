@@ -7,7 +7,7 @@ ask of it (its arguments and options), and ``load``, which reads the data
 caption, the files it read and the results it used. Everything else is
 done once, for every figure, by the three that use the registry:
 
-- the book: docs/_ext/ladder_figures.py makes ``{ladder-<name>}`` of each
+- the book: ladder_tools/sphinx/ladder_figures.py makes ``{ladder-<name>}`` of each
   figure (its body is the caption), and says "not measured yet" where
   ``load`` finds nothing to draw;
 - the command line: draw.py ``<name>`` draws it as SVG;

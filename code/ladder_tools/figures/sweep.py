@@ -108,7 +108,7 @@ def draw_sweep(rates: list[float], correct: list[bool], winner: int | None,
 def sweep_drawing(sweep: Sweep, committed: dict | None, gpu_name: str) -> Drawing:
     """One GPU's sweep, the configuration the kernel commits to ringed (the
     fastest when it is not among them), as {ladder-sweep} shows it under
-    the GPU's name (docs/_ext/ladder_analysis.py, which adds the tables); on
+    the GPU's name (ladder_tools/sphinx/ladder_analysis.py, which adds the tables); on
     a phone, a narrow drawing with the key under the plot."""
     rates, correct, ringed, median = sweep_points(sweep, committed)
     size_text = format_size(sweep.size) if sweep.size else "one size"

@@ -20,7 +20,7 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts; with
-    ``:figure:``, its figure (code/ladder_tools/figures/bankmap.py) under it.
+    ``:figure:``, its figure (ladder_tools/figures/bankmap.py) under it.
 ``{ladder-tail-plans}``  options ``:sizes:`` (required), ``:gpu:``
     per size, the plan chapter 13 picks, its count's time over the "tiles"
     variant's plan (a prediction), and, where measured, the time of 13-tail
@@ -32,7 +32,7 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     does (ladder_tools.archs); without a chapter, one row per chapter built.
 
 The figures ({ladder-tiling}, {ladder-roofline}, ...) are each declared once in
-their module of code/ladder_tools/figures/ and put on the page by docs/_ext/ladder_figures.py.
+their module of ladder_tools/figures/ and put on the page by ladder_figures.py.
 
 Read from results/<gpu>/ (or $LADDER_RESULTS_DIR); when the file is absent
 the directive shows a note, not a warning:
@@ -53,7 +53,7 @@ the directive shows a note, not a warning:
 
 A sweep or transpose file whose source has changed is marked stale and
 listed in ladder-stale.json, like a chapter result. Computing lives in
-code/ladder_tools (one module per topic), drawing in code/ladder_tools/figures/.
+code/ladder_tools (one module per topic), drawing in ladder_tools/figures/.
 """
 
 from __future__ import annotations
@@ -66,15 +66,6 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_base import (
-    LadderMixin,
-    not_measured_box,
-    provenance_paragraph,
-    stale_notice,
-    stale_result_box,
-)
-from ladder_figures import figure_nodes
-from ladder_nodes import paragraph, table
 from ladder_tools import archs as archs_tools
 from ladder_tools import results, tailplan
 from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
@@ -116,6 +107,15 @@ from ladder_tools.resources import (
     kernel_resources,
     resources_rows,
 )
+from ladder_tools.sphinx.ladder_base import (
+    LadderMixin,
+    not_measured_box,
+    provenance_paragraph,
+    stale_notice,
+    stale_result_box,
+)
+from ladder_tools.sphinx.ladder_figures import figure_nodes
+from ladder_tools.sphinx.ladder_nodes import paragraph, table
 from ladder_tools.sweep_results import (
     Sweep,
     committed_config,
@@ -710,8 +710,8 @@ class GpusDirective(_AnalysisDirective):
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("ladder_base")
-    app.setup_extension("ladder_figures")
+    app.setup_extension("ladder_tools.sphinx.ladder_base")
+    app.setup_extension("ladder_tools.sphinx.ladder_figures")
     app.add_directive("ladder-resources", ResourcesDirective)
     app.add_directive("ladder-sass", SassDirective)
     app.add_directive("ladder-bankmap", BankmapDirective)

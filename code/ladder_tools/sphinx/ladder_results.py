@@ -9,12 +9,12 @@ Numbers enter the book only through what this extension reads from
     measured; a warning box when the result is stale.
 ``{ladder-ladder}``
     every chapter's GFLOP/s at 4096 as bars, cuBLAS and the FP32 FMA peak as
-    lines, Part II in a panel of its own with cuBLAS on TF32 (code/ladder_tools/figures/ladder.py),
+    lines, Part II in a panel of its own with cuBLAS on TF32 (ladder_tools/figures/ladder.py),
     and a table of all chapters.
 
 The figures drawn from results alone ({ladder-plot}, {ladder-accuracy}, ...)
-are each declared once in their module of code/ladder_tools/figures/ and put on the page by
-docs/_ext/ladder_figures.py.
+are each declared once in their module of ladder_tools/figures/ and put on the page by
+ladder_figures.py.
 ``{ladder-goals} <slug>``  options ``:gpu:``, ``:brief:``; body: one goal per line
     ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
     goals, each with how many of its sizes were measured, the lowest % of
@@ -35,7 +35,7 @@ docs/_ext/ladder_figures.py.
 
 A stale result is shown, marked, and listed in ``ladder-stale.json``
 (ladder_base). Reading and checking live in ladder_tools.results, number
-forms in ladder_tools.formatting, drawing in code/ladder_tools/figures/.
+forms in ladder_tools.formatting, drawing in ladder_tools/figures/.
 """
 
 from __future__ import annotations
@@ -47,15 +47,6 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ladder_base import (
-    LadderMixin,
-    not_measured_box,
-    provenance_paragraph,
-    stale_notice,
-    stale_result_box,
-)
-from ladder_figures import figure_nodes
-from ladder_nodes import paragraph, table
 from ladder_tools import goals, misses, random_problems, results, values
 from ladder_tools.binaries import AnalysisError
 from ladder_tools.figures.ladder import ladder_bars, ladder_drawing
@@ -67,6 +58,15 @@ from ladder_tools.formatting import (
     format_size,
     format_time_range,
 )
+from ladder_tools.sphinx.ladder_base import (
+    LadderMixin,
+    not_measured_box,
+    provenance_paragraph,
+    stale_notice,
+    stale_result_box,
+)
+from ladder_tools.sphinx.ladder_figures import figure_nodes
+from ladder_tools.sphinx.ladder_nodes import paragraph, table
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -551,8 +551,8 @@ class LadderRole(LadderMixin, SphinxRole):
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("ladder_base")
-    app.setup_extension("ladder_figures")
+    app.setup_extension("ladder_tools.sphinx.ladder_base")
+    app.setup_extension("ladder_tools.sphinx.ladder_figures")
     app.add_directive("ladder-results", ResultsDirective)
     app.add_directive("ladder-goals", GoalsDirective)
     app.add_directive("ladder-random", RandomDirective)

@@ -1,14 +1,14 @@
 """Sphinx glue that puts the book's figures on its pages: one directive for
-every figure that code/ladder_tools/figures/registry.py declares.
+every figure that ladder_tools/figures/registry.py declares.
 
 ``{ladder-<name>} [arguments]``  options: the figure's; body: the caption
-    the figure ``<name>`` (code/ladder_tools/figures/<module>.py, its FIGURE says what it
+    the figure ``<name>`` (ladder_tools/figures/<module>.py, its FIGURE says what it
     takes), drawn for the light and the dark page, with its alt text, and
     the caption written on the page or the figure's own; a note where its
     data is not measured yet. ``python -m ladder_tools.figures.draw --help`` lists the
     figures, ``draw.py <name> --help`` one figure's arguments and options.
 
-Each drawing is shown as its layout says (code/ladder_tools/figures/registry.py, LAYOUTS),
+Each drawing is shown as its layout says (ladder_tools/figures/registry.py, LAYOUTS),
 with a phone's drawing where it has one. The figures that a page shows
 beside tables ({ladder-ladder}, {ladder-sweep}, {ladder-bankmap} ``:figure:``)
 come through the directives of those tables, which call figure_nodes().
@@ -23,12 +23,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_base import LadderMixin, not_measured_box
-from ladder_nodes import figure, with_phone_drawing
 from ladder_tools import results
 from ladder_tools.binaries import AnalysisError
 from ladder_tools.figures.registry import Context, Drawing, Figure, Option, every_figure
 from ladder_tools.figures.tiling import natural_width_px
+from ladder_tools.sphinx.ladder_base import LadderMixin, not_measured_box
+from ladder_tools.sphinx.ladder_nodes import figure, with_phone_drawing
 
 if TYPE_CHECKING:
     from docutils.parsers.rst.states import RSTState
@@ -132,7 +132,7 @@ def directive_of(declared: Figure) -> type[FigureDirective]:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    app.setup_extension("ladder_base")
+    app.setup_extension("ladder_tools.sphinx.ladder_base")
     for name, declared in every_figure().items():
         if declared.directive:
             app.add_directive(f"ladder-{name}", directive_of(declared))

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from sphinx.environment import BuildEnvironment
     from sphinx.util.typing import ExtensionMetadata
 
-import ladder_nodes
+import ladder_tools.sphinx.ladder_nodes as ladder_nodes
 from ladder_tools import binaries, results
 
 REPO = Path(__file__).resolve().parents[2]
