@@ -16,14 +16,14 @@ On a machine with an NVIDIA GPU it
   6. reads ncu's shared-memory counters for every chapter at one size, and
      for chapters 11 and 12 the issue rate and stall reasons of their kernel
      and of cuBLAS's (results/<gpu>/issue.json),
-  7. draws 24 random problems (ladder_tools.random_problems: a fresh seed,
+  7. draws 24 random problems (ladder_tools.results.random_problems: a fresh seed,
      printed, or --seed N to draw the same again) and times the book's three
      final kernels (chapters 13, 16 and 17) on them beside cuBLAS
      (results/<gpu>/random.json): in a run of every chapter, of --chapters
      that names one of the three or "random", and of --changed when one of
      them is re-measured or random.json is missing or stale,
 and, only when the run passes the checks CI runs on committed results
-(code/ladder_tools/results_check.py: the GPU tests passed, every program exited 0, every
+(code/ladder_tools/results/results_check.py: the GPU tests passed, every program exited 0, every
 chapter binary wrote a result, every size is correct, every sanitizer
 verdict is clean), writes all of it to results/<gpu>/, where <gpu> is the
 slug the chapter binaries report ("h200" for an NVIDIA H200). A run that
@@ -58,10 +58,11 @@ import time
 from collections.abc import Callable, Set
 from pathlib import Path
 
-from ladder_tools import binaries, pending, provenance, random_problems, results, results_check
-from ladder_tools.metrics import ISSUE_METRICS, NCU_METRICS
+from ladder_tools import provenance, results
+from ladder_tools.analysis import binaries
 from ladder_tools.process import run
-from ladder_tools.results import TIME_BUDGET_S
+from ladder_tools.results import TIME_BUDGET_S, pending, random_problems, results_check
+from ladder_tools.results.metrics import ISSUE_METRICS, NCU_METRICS
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = ["256", "512", "1024", "2048", "4096", "8192"]
@@ -71,7 +72,7 @@ NCU_SIZE = "4096"
 # schedulers issue, how many instructions and FFMAs they issue, the SM clock
 # during the kernel, and why warps stall (cycles per issued instruction, by
 # reason), for the chapter's kernel and for cuBLAS's in the same run
-# (ISSUE_METRICS, ladder_tools/metrics.py).
+# (ISSUE_METRICS, ladder_tools/results/metrics.py).
 ISSUE_CHAPTERS = ["11-double-buffering", "12-final"]
 START = time.monotonic()
 # The source files of the programs that are not chapters (a chapter's result
@@ -520,7 +521,7 @@ def refusal(tests: dict | None, status: dict, chapters: dict, expected: list[str
     verdict}}) and `sanitized` the binaries that must have one (none when
     the sanitizer was not run), `random` random.json's content when the run
     drew random problems. The checks are the ones CI runs on committed
-    results (code/ladder_tools/results_check.py)."""
+    results (code/ladder_tools/results/results_check.py)."""
     problems = results_check.gpu_test_failures(tests) if tests is not None else []
     problems += [f"{name} exited with {s['returncode']}" for name, s in status.items()
                  if s["returncode"] != 0]
@@ -706,7 +707,7 @@ def main() -> int:
             counters["transpose"] = transpose_counters(build_dir, NCU_SIZE)
 
     # Everything the run measured is in memory or in the staging folder.
-    # It is checked first (code/ladder_tools/results_check.py, the checks CI runs on
+    # It is checked first (code/ladder_tools/results/results_check.py, the checks CI runs on
     # committed results), and written to results/<gpu>/ only if it passes.
     written = sorted((staging / "chapters").glob("*.json"))
     if not written and not transpose_json.exists() and random is None:

@@ -7,7 +7,7 @@
         --smem 0
 
 Prints each kernel's registers, shared memory, stack and local memory, and
-the blocks per SM and occupancy that ladder_tools.occupancy computes (the
+the blocks per SM and occupancy that ladder_tools.analysis.occupancy computes (the
 arithmetic, and what it does not model, is said there). Threads per block is
 not in the binary: give --threads, or --threads-map with a JSON map from a
 part of a kernel's name to its threads. Run it with the book's environment
@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from ladder_tools import occupancy
+from ladder_tools.analysis import occupancy
 
 
 def describe(r: dict) -> str:

@@ -5,7 +5,7 @@
         [--inner-trips 16] [--json]
 
 Prints, for each kernel of the binary (an executable, a cubin, or a saved
-``cuobjdump -sass`` dump), the counts of ladder_tools.sass_mix, which holds
+``cuobjdump -sass`` dump), the counts of ladder_tools.analysis.sass_mix, which holds
 the analysis (how the K-loop is found, what is counted). Run it with the
 book's environment (build/venv), which has ladder_tools installed.
 """
@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from ladder_tools import sass_mix
+from ladder_tools.analysis import sass_mix
 
 
 def describe(result: dict) -> str:

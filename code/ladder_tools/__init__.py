@@ -1,26 +1,32 @@
 """The book's Python tools, one package for the commands (code/measure.py,
-code/sweep.py, code/analysis/), the tests, the docs extension (code/ladder_tools/sphinx),
-and the figures (the subpackage figures/, which draws with matplotlib). The
-book's environment has it installed (pyproject.toml); the commands in code/
-import it from their own folder, so they run with a bare python3. Standard
-library only, but for figures/, which nothing else here imports.
+code/sweep.py, code/analysis/), the tests and the book, in four
+subpackages: results/, analysis/, figures/ and sphinx/. The book's
+environment has it installed (pyproject.toml); the commands in code/ import
+it from their own folder, so they run with a bare python3. Standard library
+only, but for figures/ (matplotlib) and sphinx/ (Sphinx, docutils), which
+nothing else here imports. At the top, errors (the two error types),
+process (running a command), formatting (how the book writes numbers,
+times, errors, sizes and counts) and provenance (what a measurement was
+built from, and whether the tree has moved on from it: a stale result;
+code/sweep.py, an input of the committed sweeps, imports it here) serve
+them all.
 
-Results, as the measure and sweep commands write them under results/<gpu>/:
-  provenance     what a measurement was built from, and whether the tree has
-                 moved on from it (a stale result)
-  results        finding, reading and checking chapter results and baselines
+results/, the results as the measure and sweep commands write them under
+results/<gpu>/ (the package itself is the reader every tool uses):
+  (__init__)     finding, reading and checking chapter results and baselines
   results_check  the checks a run must pass before it is written or committed
   pending        what awaits the measure command: the stale and missing
                  results tests/pending_measurement.txt explains
   values         the {ladder} role's inline values: parsing and resolving them
-  formatting     how the book writes numbers, times, errors, sizes, counts
+  goals          a chapter's goals and the sizes that miss them
+  random_problems the measure command's random problems and their seed
   metrics        the ncu metrics measured (counters, issue rate, stall reasons)
   ncu            ncu.json: shared-memory and global-load counters per kernel
   issue          issue.json: a chapter's kernel beside cuBLAS's, issue and stalls
   sweep_results  sweep-<chapter>.json: every configuration of a sweep
   transpose      transpose.json: chapter 10's transpose exercise
 
-Analysis of the built chapters (no GPU):
+analysis/, the built chapters (no GPU):
   binaries       the build folder, its binaries, cuobjdump (cached)
   kernels        which functions are the chapters' kernels, their names
   sass_mix       the instruction mix of each kernel's K-loop, from its SASS
@@ -28,7 +34,15 @@ Analysis of the built chapters (no GPU):
   occupancy      resident blocks per SM and occupancy from a kernel's resources
   resources      registers, shared memory and occupancy per chapter kernel
   bankmap        lane-to-bank maps, from build/bin/bankmap
+  fragmap        chapter 14's fragments and chapter 16's accumulators, from
+                 build/bin/fragmap
+  warpmap        one warp's global addresses, from build/bin/warpmap
+  tailplan       chapter 13's plans per size, from build/bin/tailplan
+  misses         each random miss's count and cause
+  archs          the architectures the book names, from build/bin/archs
 
-Drawing (matplotlib), in the subpackage figures: one module per figure, each
-declared once (figures/registry.py); figures/draw.py draws one alone.
+figures/, the drawing (matplotlib): one module per figure, each declared once
+(figures/registry.py); `python -m ladder_tools.figures.draw` draws one alone.
+
+sphinx/, the book's Sphinx extensions, which docs/conf.py names.
 """

@@ -253,10 +253,10 @@ MUTATIONS = [
              "const bool low_only = std::uniform_int_distribution<int>(0, 1)(rng) == 1;",
              "const bool low_only = false;", ["fuzz-oracle"],
              "the fuzzer never draws the NaNs that TF32 turns into infinities"),
-    Mutation("fp64max-reads-the-norm", "code/ladder_tools/values.py",
+    Mutation("fp64max-reads-the-norm", "code/ladder_tools/results/values.py",
              '"fp64max": "max_rel_err"', '"fp64max": "rel_norm_err"', ["values"],
              "the page's worst-element error quotes the norm-wise one"),
-    Mutation("sass-per-tile-sum-wrong", "code/ladder_tools/mix.py",
+    Mutation("sass-per-tile-sum-wrong", "code/ladder_tools/analysis/mix.py",
              'rest = loop["instructions"] - inner', 'rest = loop["instructions"]', ["mix"],
              "the SASS caption's per-K-tile sum counts the inner loop twice"),
 ]

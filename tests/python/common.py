@@ -32,12 +32,12 @@ def load_command(name: str) -> ModuleType:
 
 def declared_binaries() -> list[str]:
     """Every chapter binary, as the built chapters describe themselves
-    (ladder_tools.binaries); the calling test skips without a build that
+    (ladder_tools.analysis.binaries); the calling test skips without a build that
     holds every chapter (one for an older GPU leaves Part II's out:
     cmake/Ladder.cmake's MIN_ARCH)."""
     import pytest
 
-    from ladder_tools import binaries
+    from ladder_tools.analysis import binaries
     try:
         return binaries.declared_binaries(ROOT, binaries.build_dir(ROOT))
     except binaries.AnalysisError as error:

@@ -40,7 +40,7 @@ from matplotlib.patches import FancyArrowPatch, Patch  # noqa: E402
 from matplotlib.text import Annotation, Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
-from ladder_tools.binaries import chapter_binaries  # noqa: E402
+from ladder_tools.analysis.binaries import chapter_binaries  # noqa: E402
 from ladder_tools.figures import style  # noqa: E402
 from ladder_tools.figures.tiling import natural_width_px  # noqa: E402
 from ladder_tools.results import results_root  # noqa: E402
@@ -66,7 +66,7 @@ TILING_CHAPTERS = built_chapters()
 def describe_constants(chapter: str) -> dict:
     """The first variant's --describe constants of a built chapter (skips
     the test when it is not built)."""
-    from ladder_tools.binaries import describe
+    from ladder_tools.analysis.binaries import describe
 
     binary = BUILD / "bin" / chapter
     if not binary.is_file():

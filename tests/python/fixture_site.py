@@ -26,7 +26,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ladder_tools import binaries, provenance
+from ladder_tools import provenance
+from ladder_tools.analysis import binaries
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

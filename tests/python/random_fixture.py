@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder_tools import provenance, random_problems
+from ladder_tools import provenance
+from ladder_tools.results import random_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 

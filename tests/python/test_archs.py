@@ -1,6 +1,6 @@
 """Which GPUs run each chapter: the archs tool's table (ladder/arch.hpp)
 against the limits GPUs reported when they were measured, and the rule of
-ladder_tools.archs against the chapters' --describe: a chapter whose
+ladder_tools.analysis.archs against the chapters' --describe: a chapter whose
 launcher does not pick a variant (all but 14 and 15) must fit every
 architecture that builds it, for its runner would otherwise stop on CUDA's
 error instead of refusing in one line."""
@@ -13,7 +13,8 @@ import pytest
 
 import arch_compile
 from common import ROOT
-from ladder_tools import archs, results
+from ladder_tools import results
+from ladder_tools.analysis import archs
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The cache of answers about a build's binaries (ladder_tools.binaries.cached):
+"""The cache of answers about a build's binaries (ladder_tools.analysis.binaries.cached):
 computed once per file version, kept on disk for a binary in a build's bin/
 so that another process reads it, and computed again when the binary or the
 analysis that computes it changes."""
@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ladder_tools import binaries
+from ladder_tools.analysis import binaries
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import pytest
 
 import fixture_site
 from common import declared_binaries
-from ladder_tools import goals, pending, provenance
+from ladder_tools import provenance
 from ladder_tools.formatting import (
     format_error,
     format_gflops,
@@ -41,14 +41,16 @@ from ladder_tools.results import (
     chapter_slugs,
     check_chapter_result,
     fastest_cublas_gflops,
+    goals,
     gpu_folders,
     load_chapter_result,
     load_chapter_results,
     median_cublas_gflops,
+    pending,
     results_root,
     staleness,
 )
-from ladder_tools.values import (
+from ladder_tools.results.values import (
     BASELINE_KEYS,
     CHAPTER_KEYS,
     FP64_ERROR_KEYS,

@@ -26,18 +26,9 @@ from pathlib import Path
 import pytest
 
 import fixture_site
-from ladder_tools import (
-    bankmap,
-    formatting,
-    issue,
-    kernels,
-    mix,
-    provenance,
-    results,
-    sweep_results,
-    transpose,
-)
-from ladder_tools.binaries import (
+from ladder_tools import formatting, provenance, results
+from ladder_tools.analysis import bankmap, kernels, mix
+from ladder_tools.analysis.binaries import (
     BUILD_DIR_VARIABLE,
     AnalysisError,
     build_dir,
@@ -46,17 +37,7 @@ from ladder_tools.binaries import (
     require_binary,
     variant_of,
 )
-from ladder_tools.metrics import METRIC
-from ladder_tools.ncu import (
-    KernelCounters,
-    entry_kernels,
-    load_ncu,
-    ncu_entry,
-    ncu_header,
-    ncu_row,
-    parse_model,
-)
-from ladder_tools.resources import (
+from ladder_tools.analysis.resources import (
     RESOURCES_HEADER,
     Launch,
     ReportedResources,
@@ -65,6 +46,17 @@ from ladder_tools.resources import (
     computed_occupancy,
     kernel_resources,
     resources_rows,
+)
+from ladder_tools.results import issue, sweep_results, transpose
+from ladder_tools.results.metrics import METRIC
+from ladder_tools.results.ncu import (
+    KernelCounters,
+    entry_kernels,
+    load_ncu,
+    ncu_entry,
+    ncu_header,
+    ncu_row,
+    parse_model,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ import pytest
 
 import fixture_site
 from fixture_site import assert_boxes_link_to_the_appendix, tool_talk_in_chapter_pages
-from ladder_tools import pending
-from ladder_tools.values import NOT_MEASURED
+from ladder_tools.results import pending
+from ladder_tools.results.values import NOT_MEASURED
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 
 import describe_check
 from common import ROOT, has_gpu
-from ladder_tools import sass_mix
+from ladder_tools.analysis import sass_mix
 
 CUOBJDUMP = sass_mix.find_cuobjdump()
 

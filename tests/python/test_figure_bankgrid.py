@@ -27,7 +27,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from ladder_tools.bankmap import run_bankmap
+from ladder_tools.analysis.bankmap import run_bankmap
 from ladder_tools.figures import bankgrid
 
 BANKGRID = re.compile(r"^```\{ladder-bankgrid\}\s+(.+)$")

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from figure_checks import BUILD, ROOT
-from ladder_tools.binaries import chapter_binaries
+from ladder_tools.analysis.binaries import chapter_binaries
+from ladder_tools.analysis.kernels import select_kernels
+from ladder_tools.analysis.mix import kernel_mix, mix_categories
 from ladder_tools.figures import mix
-from ladder_tools.kernels import select_kernels
-from ladder_tools.mix import kernel_mix, mix_categories
 
 
 def own_kernel_mix(binary: Path, *parts: str) -> dict:

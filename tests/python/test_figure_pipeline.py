@@ -18,7 +18,7 @@ from figure_checks import BUILD, MODES, ROOT, drawn, panel, text_problems, texts
 import matplotlib.pyplot as plt
 import pytest
 
-from ladder_tools.binaries import AnalysisError, describe
+from ladder_tools.analysis.binaries import AnalysisError, describe
 from ladder_tools.figures import pipeline, ring
 
 PIPELINE_SLUGS = ["16-wgmma", "16-wgmma-wide", "17-3xtf32-wgmma"]

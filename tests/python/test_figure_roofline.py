@@ -20,7 +20,7 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.text import Text
 
-from ladder_tools.binaries import describe
+from ladder_tools.analysis.binaries import describe
 from ladder_tools.figures import ladder, roofline, style
 
 #: The roofline is the FMA units': Part II's chapters (the tensor cores) are not on it.

@@ -1,5 +1,5 @@
 """Chapter 13's rounds and plans (code/ladder_tools/figures/tail.py, {ladder-tail-rounds};
-ladder_tools/tailplan.py, {ladder-tail-plans}). The plans and segments are
+ladder_tools/analysis/tailplan.py, {ladder-tail-plans}). The plans and segments are
 build/bin/tailplan's (the chapter's own plan(), cost() and schedule
 functions); what is checked here is computed here: the tiles and steps from
 the sizes and tilings, every tile's K-steps covered once, the figure's bars
@@ -21,7 +21,7 @@ import pytest
 from matplotlib.colors import to_rgb
 
 from ladder_tools import results as results_tools
-from ladder_tools import tailplan
+from ladder_tools.analysis import tailplan
 from ladder_tools.figures import tail
 
 TAIL_SIZES = ["512", "768", "1024", "1280", "1536", "2048", "2560", "3072", "4096",
@@ -302,7 +302,7 @@ def test_the_tail_gpu_comes_from_the_13_tail_result(tmp_path, monkeypatch):
 
 
 def binaries_find(slug: str):
-    from ladder_tools.binaries import find_variant
+    from ladder_tools.analysis.binaries import find_variant
     return find_variant(ROOT, BUILD, slug)
 
 

@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.patches import ConnectionPatch
 
-from ladder_tools.binaries import describe
+from ladder_tools.analysis.binaries import describe
 from ladder_tools.figures import style, tiling
 
 

@@ -29,8 +29,8 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
+from ladder_tools.analysis.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap
 from ladder_tools.figures import warp_access
-from ladder_tools.warpmap import CHAPTER_ACCESSES, chapter_accesses, run_warpmap
 
 WARP_ACCESS = re.compile(r"^```\{ladder-warp-access\}\s+(.+)$")
 

@@ -50,7 +50,7 @@ from figure_checks import (
 import matplotlib.pyplot as plt
 import pytest
 
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.binaries import AnalysisError
 from ladder_tools.figures import style
 from ladder_tools.figures.registry import Context, Drawing, Figure, every_figure
 

@@ -31,9 +31,9 @@ pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
+from ladder_tools.analysis.fragmap import SHOWN_LOADS, load, run_fragmap, tile  # noqa: E402
 from ladder_tools.figures import bankgrid, fragments, style  # noqa: E402
 from ladder_tools.figures.tiling import natural_width_px  # noqa: E402
-from ladder_tools.fragmap import SHOWN_LOADS, load, run_fragmap, tile  # noqa: E402
 
 BUILD = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))
 MODES = ("light", "dark")

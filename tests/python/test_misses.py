@@ -1,4 +1,4 @@
-"""Why a final kernel misses a random problem (ladder_tools.misses): the busy
+"""Why a final kernel misses a random problem (ladder_tools.analysis.misses): the busy
 share the CPU tools give from the chapters' own counts, checked against the
 pages' hand derivations, and the three factors a miss is split into.
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from common import ROOT
-from ladder_tools import misses
-from ladder_tools.binaries import tool_json
+from ladder_tools.analysis import misses
+from ladder_tools.analysis.binaries import tool_json
 
 SMS = 132
 BUILD = Path(os.environ.get("LADDER_BUILD_DIR", ROOT / "build"))

@@ -1,4 +1,4 @@
-"""Tests of code/ladder_tools/occupancy.py.
+"""Tests of code/ladder_tools/analysis/occupancy.py.
 
 Three kinds: cases worked by hand (the arithmetic in the comments), a
 comparison with NVIDIA's own occupancy calculator (the cuda_occupancy.h
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder_tools import occupancy, sass_mix
+from ladder_tools.analysis import occupancy, sass_mix
 
 REPO = Path(__file__).resolve().parents[2]
 

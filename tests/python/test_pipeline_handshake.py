@@ -38,7 +38,7 @@ pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt  # noqa: E402  (after importorskip: skipped without matplotlib)
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from ladder_tools.binaries import AnalysisError, describe  # noqa: E402
+from ladder_tools.analysis.binaries import AnalysisError, describe  # noqa: E402
 from ladder_tools.figures import handshake, split, style  # noqa: E402
 from ladder_tools.figures.registry import Context, every_figure  # noqa: E402
 from ladder_tools.figures.tiling import natural_width_px  # noqa: E402

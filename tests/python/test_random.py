@@ -1,4 +1,4 @@
-"""Goals held on random sizes (ladder_tools.random_problems): the draw, the
+"""Goals held on random sizes (ladder_tools.results.random_problems): the draw, the
 reader of results/<gpu>/random.json (results.load_random_result), its
 staleness and --changed, and the {ladder-random} directive on a scratch
 page built from a synthetic file (tests/python/random_fixture.py)."""
@@ -17,9 +17,10 @@ import pytest
 
 import random_fixture
 from common import ROOT, load_command
-from ladder_tools import goals, pending, results
-from ladder_tools import random_problems as rp
-from ladder_tools import results_check as rc
+from ladder_tools import results
+from ladder_tools.results import goals, pending
+from ladder_tools.results import random_problems as rp
+from ladder_tools.results import results_check as rc
 
 measure = load_command("measure")
 

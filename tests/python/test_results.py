@@ -1,5 +1,5 @@
 """The committed results pass the checks the measure command runs before it
-writes them (code/ladder_tools/results_check.py), for every results/<gpu>/ folder:
+writes them (code/ladder_tools/results/results_check.py), for every results/<gpu>/ folder:
 
 - every chapter binary has a result (each chapter's own and its variants,
   as the built binaries describe them), unless
@@ -28,8 +28,9 @@ import pytest
 
 import random_fixture
 from common import ROOT, declared_binaries, load_command
-from ladder_tools import binaries, pending, random_problems
-from ladder_tools import results_check as rc
+from ladder_tools.analysis import binaries
+from ladder_tools.results import pending, random_problems
+from ladder_tools.results import results_check as rc
 
 measure = load_command("measure")
 
@@ -124,7 +125,7 @@ def test_declared_binaries_are_what_each_chapter_binary_describes(tmp_path):
 
 
 def test_the_declared_binaries_are_what_measure_measures(build_dir):
-    """The book's list of the chapter binaries (ladder_tools.binaries) and the
+    """The book's list of the chapter binaries (ladder_tools.analysis.binaries) and the
     measure command's (its chapter_programs) name the same results."""
     programs = sorted(p.name for p in measure.chapter_programs(build_dir, []))
     assert programs == sorted(expected())

@@ -1,4 +1,4 @@
-"""Tests of code/ladder_tools/sass_mix.py on SASS that nvcc really produces.
+"""Tests of code/ladder_tools/analysis/sass_mix.py on SASS that nvcc really produces.
 
 Small kernels are compiled for sm_90 into a temporary folder; each is built
 so that its loop must contain a known kind of instruction. Skipped when nvcc
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder_tools import sass_mix
+from ladder_tools.analysis import sass_mix
 
 REPO = Path(__file__).resolve().parents[2]
 

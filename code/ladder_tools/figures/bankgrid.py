@@ -1,7 +1,7 @@
 """Warp-wide shared-memory accesses as bank grids ({ladder-bankgrid}).
 
 The data: each access as build/bin/bankmap reports it
-(ladder_tools.bankmap.run_bankmap): every lane's byte address, the access
+(ladder_tools.analysis.bankmap.run_bankmap): every lane's byte address, the access
 width, and the model's phases with their wavefronts. bank_grid() places each
 lane's words: a 4-byte word at byte address a is word a / 4, in bank
 (a / 4) mod 32; an 8- or 16-byte access covers 2 or 4 consecutive words. The
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from ladder_tools.bankmap import run_bankmap
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.bankmap import run_bankmap
+from ladder_tools.analysis.binaries import AnalysisError
 from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, svg
 

@@ -2,7 +2,7 @@
 ({ladder-bankmap} with :figure:).
 
 The data: one access as build/bin/bankmap reports it
-(ladder_tools.bankmap.run_bankmap).
+(ladder_tools.analysis.bankmap.run_bankmap).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from ladder_tools.bankmap import bank_summary, run_bankmap
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.bankmap import bank_summary, run_bankmap
+from ladder_tools.analysis.binaries import AnalysisError
 from ladder_tools.figures.registry import (
     Context,
     Drawing,

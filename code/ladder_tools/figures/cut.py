@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
 from ladder_tools import results
-from ladder_tools.binaries import AnalysisError, tool_json
+from ladder_tools.analysis.binaries import AnalysisError, tool_json
 from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES
 from ladder_tools.formatting import format_size, parse_size

@@ -33,7 +33,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ladder_tools import binaries, results
+from ladder_tools import results
+from ladder_tools.analysis import binaries
 from ladder_tools.figures.registry import Context, Figure, every_figure
 
 ROOT = Path(__file__).resolve().parents[3]

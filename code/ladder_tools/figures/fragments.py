@@ -1,6 +1,6 @@
 """Chapter 14's mma fragments and the loads that feed them ({ladder-fragments}).
 
-The data: what build/bin/fragmap reports (ladder_tools.fragmap.run_fragmap),
+The data: what build/bin/fragmap reports (ladder_tools.analysis.fragmap.run_fragmap),
 computed by chapter 14's own functions. Two drawings:
 
 - the tiles: the A (16 x 8), B (8 x 8) and C (16 x 8) tiles of one
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.binaries import AnalysisError
+from ladder_tools.analysis.fragmap import lane_group, load_title, run_fragmap, shown_loads, tile
 from ladder_tools.figures import bankgrid
 from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request, choice
 from ladder_tools.figures.style import RC, THEMES, svg
-from ladder_tools.fragmap import lane_group, load_title, run_fragmap, shown_loads, tile
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from ladder_tools.binaries import describe, find_variant
+from ladder_tools.analysis.binaries import describe, find_variant
 from ladder_tools.figures import ring
 from ladder_tools.figures.style import RC, THEMES, svg
 

@@ -2,7 +2,7 @@
 family ({ladder-mix-figure}).
 
 The data: the SASS of each chapter binary in the build folder
-(ladder_tools.mix), one MixBar per chapter (mix_bars): the chapter's own
+(ladder_tools.analysis.mix), one MixBar per chapter (mix_bars): the chapter's own
 kernel, as its --describe names it, not its variants' or other paths.
 """
 
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from ladder_tools.binaries import AnalysisError, chapter_binaries, describe, variant_of
+from ladder_tools.analysis.binaries import AnalysisError, chapter_binaries, describe, variant_of
+from ladder_tools.analysis.kernels import variant_main_kernel
+from ladder_tools.analysis.mix import kernel_mix, mix_categories
 from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
 from ladder_tools.figures.style import RC, THEMES, legend, style_axes, svg
-from ladder_tools.kernels import variant_main_kernel
-from ladder_tools.mix import kernel_mix, mix_categories
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure

@@ -30,7 +30,8 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from ladder_tools import binaries, results
+from ladder_tools import results
+from ladder_tools.analysis import binaries
 from ladder_tools.figures.style import RC, svg
 
 #: How the page shows a drawing (and so how the tests judge it on a phone):

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.analysis.binaries import AnalysisError, describe, find_variant
 from ladder_tools.figures.style import GPU_COLOURS
 
 #: What each kind of task is drawn with: colour and opacity.

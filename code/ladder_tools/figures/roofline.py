@@ -4,16 +4,16 @@ Log-log: x is arithmetic intensity in FLOP per byte of global-memory
 traffic, y is GFLOP/s. The ceilings are the GPU's baseline.json (the
 measured copy bandwidth, a slope, and the measured FP32 FMA peak, a flat
 line; ladder_tools.results) and, dashed, the theoretical FMA peak
-(ladder_tools.values). Each chapter sits at its measured GFLOP/s at 4096 x
+(ladder_tools.results.values). Each chapter sits at its measured GFLOP/s at 4096 x
 4096 x 4096 and at the intensity of its own tile constants, as its binary's
-``--describe`` reports them (ladder_tools.binaries):
+``--describe`` reports them (ladder_tools.analysis.binaries):
 
 - a block tile BM x BN with K-step BK (BM, BN, BK): each block reads
   (BM + BN) * BK floats of A and B per BM * BN * BK multiply-adds, so
   2 * BM * BN / (4 * (BM + BN)) FLOP per byte;
 - BLOCK alone, on a kernel that has shared memory (chapter 04: its
   static shared bytes in the binary, ``cuobjdump -res-usage`` through
-  ladder_tools.resources, or dynamic ones its launch asks for): the same
+  ladder_tools.analysis.resources, or dynamic ones its launch asks for): the same
   with BM = BN = BK = BLOCK;
 - BLOCK alone, without shared memory (chapters 01 to 03): the assumption is
   that every operand load reaches L2/DRAM, one float of A and one of B per
@@ -43,13 +43,13 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import Bbox
 
 from ladder_tools import results
-from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.analysis.binaries import AnalysisError, describe, find_variant
+from ladder_tools.analysis.resources import BOOK_ARCH, kernel_resources
 from ladder_tools.figures.ladder import part_of
 from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, style_axes, svg
 from ladder_tools.formatting import format_gflops
-from ladder_tools.resources import BOOK_ARCH, kernel_resources
-from ladder_tools.values import theoretical_fma_gflops
+from ladder_tools.results.values import theoretical_fma_gflops
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
 from ladder_tools import results
-from ladder_tools.binaries import AnalysisError, find_variant
+from ladder_tools.analysis.binaries import AnalysisError, find_variant
 from ladder_tools.figures.registry import (
     GPU,
     Context,

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from ladder_tools.binaries import AnalysisError, describe, find_variant
+from ladder_tools.analysis.binaries import AnalysisError, describe, find_variant
 from ladder_tools.figures import ring
 from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, svg

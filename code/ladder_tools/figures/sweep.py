@@ -1,7 +1,7 @@
 """Every configuration of an autotuning sweep as a point, fastest first
 ({ladder-sweep}).
 
-The data: a sweep's results (ladder_tools.sweep_results) and the
+The data: a sweep's results (ladder_tools.results.sweep_results) and the
 configuration the chapter's kernel file commits to, as plain lists
 (sweep_points).
 """
@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 
 from ladder_tools import results
-from ladder_tools.binaries import find_variant
+from ladder_tools.analysis.binaries import find_variant
 from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Option, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.formatting import format_size
-from ladder_tools.sweep_results import Sweep, committed_config, load_sweep, sweep_path
+from ladder_tools.results.sweep_results import Sweep, committed_config, load_sweep, sweep_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure

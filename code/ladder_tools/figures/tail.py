@@ -1,6 +1,6 @@
 """Chapter 13's blocks over the SMs, one panel per scheme ({ladder-tail-rounds}).
 
-The data: ``tailplan --segments`` (ladder_tools.tailplan), the plan a
+The data: ``tailplan --segments`` (ladder_tools.analysis.tailplan), the plan a
 variant of chapter 13 runs at one size and every block's segments, computed
 by the chapter's own functions. What this module adds is where and when the
 blocks run, a drawing choice and not the chapter's count: the GPU starts
@@ -34,8 +34,9 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Patch, Rectangle
 
-from ladder_tools import results, tailplan
-from ladder_tools.binaries import AnalysisError
+from ladder_tools import results
+from ladder_tools.analysis import tailplan
+from ladder_tools.analysis.binaries import AnalysisError
 from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Option, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, svg
 

@@ -4,11 +4,11 @@ The data: the ``sizes`` of one GPU's result of a chapter (13-tail unless the
 page names another; ladder_tools.results), each measured size's % of the
 cuBLAS it is held against and that cuBLAS's GFLOP/s. The goal is the
 chapter's own as the book's final kernels state it
-(ladder_tools.random_problems.RANDOM_CHAPTERS: chapter 13 as fast as
+(ladder_tools.results.random_problems.RANDOM_CHAPTERS: chapter 13 as fast as
 cuBLAS's SGEMM, chapter 16 95% of cuBLAS on TF32, chapter 17 twice SGEMM;
 another chapter, as fast as cuBLAS): ``pct_cublas`` and ``cublas_gflops``,
 or against cuBLAS on TF32 ``pct_cublas_tf32`` and ``cublas_tf32_gflops``
-(ladder_tools.goals.AGAINST). A cell is blue at or above the goal and
+(ladder_tools.results.goals.AGAINST). A cell is blue at or above the goal and
 orange below. Two panels:
 
 (a) a heat map over M (rows) and N (columns) at K = MAP_K, M and N each in
@@ -42,8 +42,8 @@ from ladder_tools import results
 from ladder_tools.figures.registry import GPU, Context, Drawing, Drawn, Figure, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, style_axes, svg, thousands
 from ladder_tools.formatting import DASH, format_gflops, format_percent
-from ladder_tools.goals import AGAINST
-from ladder_tools.random_problems import RANDOM_CHAPTERS
+from ladder_tools.results.goals import AGAINST
+from ladder_tools.results.random_problems import RANDOM_CHAPTERS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -97,7 +97,7 @@ class TailMap:
     grid: tuple[tuple[Cell, ...], ...]  #: a row per M of MAP_SIDES, a cell per N
     sweep: tuple[Cell, ...]  #: a cell per K of SWEEP_KS
     chapter: str = CHAPTER
-    against: str = "cuBLAS"  #: a key of ladder_tools.goals.AGAINST
+    against: str = "cuBLAS"  #: a key of ladder_tools.results.goals.AGAINST
     goal: float = 100.0  #: the % of it at and above which a cell is blue
 
     @property

@@ -1,7 +1,7 @@
 """Which part of C a block, a warp and a thread own ({ladder-tiling}).
 
 The data: a chapter's tile constants as its binary's ``--describe`` reports
-them (ladder_tools.binaries), turned by tiling_of() into a Tiling: the block
+them (ladder_tools.analysis.binaries), turned by tiling_of() into a Tiling: the block
 tile of C, and for each thread the rectangles of it that the thread computes,
 by the same arithmetic as the kernel's thread-map functions. What is drawn
 follows from which constants the chapter has:
@@ -38,11 +38,11 @@ import matplotlib.pyplot as plt
 from matplotlib.collections import LineCollection
 from matplotlib.patches import ConnectionPatch, Patch, Rectangle
 
-from ladder_tools.binaries import AnalysisError, describe, find_variant, require_binary
+from ladder_tools.analysis.binaries import AnalysisError, describe, find_variant, require_binary
+from ladder_tools.analysis.fragmap import run_fragmap, tile
+from ladder_tools.analysis.warpmap import run_warpmap
 from ladder_tools.figures.registry import Context, Drawing, Drawn, Figure, Request
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, svg
-from ladder_tools.fragmap import run_fragmap, tile
-from ladder_tools.warpmap import run_warpmap
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

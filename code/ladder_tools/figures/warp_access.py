@@ -1,7 +1,7 @@
 """Which addresses one warp touches in one step ({ladder-warp-access}).
 
 The data: the accesses of a chapter's figure as build/bin/warpmap reports
-them (ladder_tools.warpmap.chapter_accesses), every lane's row, column, byte
+them (ladder_tools.analysis.warpmap.chapter_accesses), every lane's row, column, byte
 address, 32-byte sector and 128-byte line computed by the chapter's own index
 functions. Two drawings:
 
@@ -25,7 +25,14 @@ from matplotlib.colors import to_hex, to_rgb
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.binaries import AnalysisError
+from ladder_tools.analysis.warpmap import (
+    DEFAULT_K,
+    DEFAULT_N,
+    chapter_accesses,
+    is_broadcast,
+    sector_words,
+)
 from ladder_tools.figures.registry import (
     Context,
     Drawing,
@@ -36,7 +43,6 @@ from ladder_tools.figures.registry import (
     positive_int,
 )
 from ladder_tools.figures.style import GPU_COLOURS, RC, THEMES, legend, svg
-from ladder_tools.warpmap import DEFAULT_K, DEFAULT_N, chapter_accesses, is_broadcast, sector_words
 
 if TYPE_CHECKING:
     from typing import TypedDict, Unpack

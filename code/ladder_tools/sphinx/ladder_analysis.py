@@ -6,18 +6,18 @@ $LADDER_BUILD_DIR, default <repo>/build; a missing binary fails the build):
 A <slug> names a result (a chapter, or one of its variants: 10-padding-rows):
 the binary is bin/<chapter folder>, and the variant's kernels are the one its
 ``--describe`` names and the other paths of the same tiling
-(ladder_tools.binaries.find_variant, ladder_tools.kernels.variant_kernels);
+(ladder_tools.analysis.binaries.find_variant, ladder_tools.analysis.kernels.variant_kernels);
 ``:kernel:`` keeps those whose demangled name contains it.
 
 ``{ladder-resources} <slug>``  option ``:kernel:``
     per kernel of the variant: registers, shared memory, spills, and the
-    occupancy they allow (ladder_tools.occupancy) when launched as
+    occupancy they allow (ladder_tools.analysis.occupancy) when launched as
     ``--describe`` says (threads per block, dynamic shared memory); under
     the variant's own kernel, a row per GPU whose result reports its
     resources, and whether that agrees.
 ``{ladder-sass} <slug>``  options ``:kernel:``, ``:inner-trips:``
     the instruction mix of the K-loop of the variant's one kernel
-    (ladder_tools.sass_mix); with ``:inner-trips: N`` also per K-tile.
+    (ladder_tools.analysis.sass_mix); with ``:inner-trips: N`` also per K-tile.
 ``{ladder-bankmap} <access>``  or ``:stride: S`` [``:width: 4|8|16``]; ``:figure:``
     a lane-to-bank table from build/bin/bankmap and its wavefronts; with
     ``:figure:``, its figure (ladder_tools/figures/bankmap.py) under it.
@@ -29,7 +29,7 @@ the binary is bin/<chapter folder>, and the variant's kernels are the one its
     per architecture the book names (build/bin/archs, ladder/arch.hpp), its
     GPUs and what runs the chapter there: its own variant, the variant its
     launcher picks where the own one's block does not fit, or why nothing
-    does (ladder_tools.archs); without a chapter, one row per chapter built.
+    does (ladder_tools.analysis.archs); without a chapter, one row per chapter built.
 
 The figures ({ladder-tiling}, {ladder-roofline}, ...) are each declared once in
 their module of ladder_tools/figures/ and put on the page by ladder_figures.py.
@@ -66,10 +66,11 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from ladder_tools import archs as archs_tools
-from ladder_tools import results, tailplan
-from ladder_tools.bankmap import bank_rows, bank_summary, run_bankmap
-from ladder_tools.binaries import (
+from ladder_tools import results
+from ladder_tools.analysis import archs as archs_tools
+from ladder_tools.analysis import tailplan
+from ladder_tools.analysis.bankmap import bank_rows, bank_summary, run_bankmap
+from ladder_tools.analysis.binaries import (
     AnalysisError,
     chapter_binaries,
     describe,
@@ -77,11 +78,7 @@ from ladder_tools.binaries import (
     require_binary,
     tool_json,
 )
-from ladder_tools.figures.bankmap import bankmap_drawing
-from ladder_tools.figures.sweep import sweep_drawing, sweep_points
-from ladder_tools.formatting import DASH, format_gflops
-from ladder_tools.issue import issue_kernels, issue_path, issue_rows, load_issue
-from ladder_tools.kernels import (
+from ladder_tools.analysis.kernels import (
     KERNEL_PREFIX,
     folded_name,
     pick_kernel,
@@ -89,8 +86,20 @@ from ladder_tools.kernels import (
     short_name,
     variant_kernels,
 )
-from ladder_tools.mix import kernel_mix, mix_table, per_k_tile_sum
-from ladder_tools.ncu import (
+from ladder_tools.analysis.mix import kernel_mix, mix_table, per_k_tile_sum
+from ladder_tools.analysis.resources import (
+    RESOURCES_HEADER,
+    Launch,
+    ReportedResources,
+    arch_of_capability,
+    kernel_resources,
+    resources_rows,
+)
+from ladder_tools.figures.bankmap import bankmap_drawing
+from ladder_tools.figures.sweep import sweep_drawing, sweep_points
+from ladder_tools.formatting import DASH, format_gflops
+from ladder_tools.results.issue import issue_kernels, issue_path, issue_rows, load_issue
+from ladder_tools.results.ncu import (
     entry_kernels,
     load_ncu,
     ncu_entry,
@@ -99,13 +108,20 @@ from ladder_tools.ncu import (
     ncu_row,
     parse_model,
 )
-from ladder_tools.resources import (
-    RESOURCES_HEADER,
-    Launch,
-    ReportedResources,
-    arch_of_capability,
-    kernel_resources,
-    resources_rows,
+from ladder_tools.results.sweep_results import (
+    Sweep,
+    committed_config,
+    load_sweep,
+    sweep_pairs,
+    sweep_path,
+    sweep_rows,
+)
+from ladder_tools.results.transpose import (
+    TRANSPOSE_HEADER,
+    load_transpose,
+    transpose_counter_rows,
+    transpose_path,
+    transpose_rows,
 )
 from ladder_tools.sphinx.ladder_base import (
     LadderMixin,
@@ -116,21 +132,6 @@ from ladder_tools.sphinx.ladder_base import (
 )
 from ladder_tools.sphinx.ladder_figures import figure_nodes
 from ladder_tools.sphinx.ladder_nodes import paragraph, table
-from ladder_tools.sweep_results import (
-    Sweep,
-    committed_config,
-    load_sweep,
-    sweep_pairs,
-    sweep_path,
-    sweep_rows,
-)
-from ladder_tools.transpose import (
-    TRANSPOSE_HEADER,
-    load_transpose,
-    transpose_counter_rows,
-    transpose_path,
-    transpose_rows,
-)
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx

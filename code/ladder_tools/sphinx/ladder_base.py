@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 import ladder_tools.sphinx.ladder_nodes as ladder_nodes
-from ladder_tools import binaries, results
+from ladder_tools import results
+from ladder_tools.analysis import binaries
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -24,7 +24,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from ladder_tools import results
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.binaries import AnalysisError
 from ladder_tools.figures.registry import Context, Drawing, Figure, Option, every_figure
 from ladder_tools.figures.tiling import natural_width_px
 from ladder_tools.sphinx.ladder_base import LadderMixin, not_measured_box

@@ -16,7 +16,7 @@ The figures drawn from results alone ({ladder-plot}, {ladder-accuracy}, ...)
 are each declared once in their module of ladder_tools/figures/ and put on the page by
 ladder_figures.py.
 ``{ladder-goals} <slug>``  options ``:gpu:``, ``:brief:``; body: one goal per line
-    ``<percent> | <label> | <sizes>`` (ladder_tools.goals): a list of the
+    ``<percent> | <label> | <sizes>`` (ladder_tools.results.goals): a list of the
     goals, each with how many of its sizes were measured, the lowest % of
     cuBLAS, and the sizes below the goal, computed from the chapter's result,
     each size against the fastest cuBLAS run of it among the GPU's results;
@@ -24,14 +24,14 @@ ladder_figures.py.
 ``{ladder-random} <slug>``  option ``:gpu:``
     one of the three final kernels (13-tail, 16-wgmma, 17-3xtf32-wgmma) on
     the random problems (results/<gpu>/random.json,
-    ladder_tools.random_problems): per GPU that measured the chapter or the
+    ladder_tools.results.random_problems): per GPU that measured the chapter or the
     problems, the seed, how many of the problems meet the kernel's goal and
     a table of every miss with its %, the share of the GPU the kernel's count
     keeps busy, the % that count predicts and the costliest cause
-    (ladder_tools.misses); "not measured on this GPU yet" for a GPU with no
+    (ladder_tools.analysis.misses); "not measured on this GPU yet" for a GPU with no
     random.json.
 ``{ladder}`01-naive:4096:gflops```
-    one value inline (see ladder_tools.values.parse_value_request for the forms).
+    one value inline (see ladder_tools.results.values.parse_value_request for the forms).
 
 A stale result is shown, marked, and listed in ``ladder-stale.json``
 (ladder_base). Reading and checking live in ladder_tools.results, number
@@ -47,8 +47,9 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ladder_tools import goals, misses, random_problems, results, values
-from ladder_tools.binaries import AnalysisError
+from ladder_tools import results
+from ladder_tools.analysis import misses
+from ladder_tools.analysis.binaries import AnalysisError
 from ladder_tools.figures.ladder import ladder_bars, ladder_drawing
 from ladder_tools.formatting import (
     DASH,
@@ -58,6 +59,7 @@ from ladder_tools.formatting import (
     format_size,
     format_time_range,
 )
+from ladder_tools.results import goals, random_problems, values
 from ladder_tools.sphinx.ladder_base import (
     LadderMixin,
     not_measured_box,
@@ -393,7 +395,7 @@ MISSES_HEADER = ["problem", "busy, by the count", "% measured / predicted", "cau
 def _random_verdict(verdict: results.RandomVerdict, seed: int,
                     explained: list[misses.Miss]) -> list[nodes.Node]:
     """Seed, count and every miss of one kernel on one GPU's problems, each
-    miss with what the kernel's count says of it (ladder_tools.misses)."""
+    miss with what the kernel's count says of it (ladder_tools.analysis.misses)."""
     text = (f"Seed {seed}: {verdict.met} of the {verdict.total} random problems meet the "
             f"goal, at least {verdict.percent:g}% of {verdict.against}.")
     if not verdict.misses:

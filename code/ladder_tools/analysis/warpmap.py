@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError, tool_json
+from ladder_tools.analysis.binaries import AnalysisError, tool_json
 
 #: The accesses one chapter's figure draws, in order: one warp-wide step.
 CHAPTER_ACCESSES = {

@@ -1,7 +1,7 @@
 """Goals held on random sizes: the problems the measure command draws, and
 the goals of the book's three final kernels on them.
 
-The chapters' goals name their sizes (ladder_tools.goals), and sizes chosen
+The chapters' goals name their sizes (ladder_tools.results.goals), and sizes chosen
 by the author can flatter a kernel tuned on them. The measure command also
 draws 24 problems at random, with a seed it prints and records (a fresh one
 each run; ``--seed N`` draws the same 24 again), and times the three final
@@ -48,7 +48,7 @@ UNIFORM_KIND = "uniform"
 @dataclass(frozen=True)
 class RandomGoal:
     """A final kernel's goal on the random problems: at least `percent` % of
-    `against` (a key of ladder_tools.goals.AGAINST, as a goal line names it)."""
+    `against` (a key of ladder_tools.results.goals.AGAINST, as a goal line names it)."""
 
     percent: float
     against: str

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import provenance, results
+from ladder_tools import provenance, results
 
 PENDING_FILE = Path("tests") / "pending_measurement.txt"
 #: The GPU whose results every chapter binary must have (the book's).

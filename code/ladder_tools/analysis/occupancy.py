@@ -38,7 +38,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ladder_tools.sass_mix import demangle, run_cuobjdump  # the same cuobjdump and demangling
+from ladder_tools.analysis.sass_mix import (  # the same cuobjdump and demangling
+    demangle,
+    run_cuobjdump,
+)
 
 KIB = 1024
 

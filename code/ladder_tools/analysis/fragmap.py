@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError, tool_json
+from ladder_tools.analysis.binaries import AnalysisError, tool_json
 
 #: The loads the bank figure draws: register 0 of the A and of the B
 #: fragment, each unpadded, padded and swizzled (the other registers' loads

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ResultsError
-from .formatting import parse_size
+from ladder_tools.errors import ResultsError
+from ladder_tools.formatting import parse_size
 
 #: What a goal can be held against: its name on a goal line, and the
 #: prefix of the result's fields for it (``<prefix>_gflops``).

@@ -14,7 +14,7 @@ A result is *stale* when a file it was built from has changed since it was
 measured: the numbers belong to other code. What a result was built from, and
 the test, live in ladder_tools.provenance, shared with the measure and sweep
 commands that record it. The checks a run must pass before it is written
-are in ladder_tools.results_check.
+are in ladder_tools.results.results_check.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder_tools import goals, random_problems
 from ladder_tools import provenance as provenance_tools
 from ladder_tools.errors import ResultsError as ResultsError  # raised here, named here too
+from ladder_tools.results import goals, random_problems
 
 #: The GPU the book is written against; it comes first wherever GPUs are listed.
 REFERENCE_GPU = "h200"
@@ -292,7 +292,7 @@ def load_chapters_file(path: Path) -> dict | None:
 
 
 # --------------------------------------------------------------------------
-# The random problems (results/<gpu>/random.json, ladder_tools.random_problems)
+# The random problems (results/<gpu>/random.json, ladder_tools.results.random_problems)
 # --------------------------------------------------------------------------
 
 
@@ -375,7 +375,7 @@ class RandomVerdict:
 
     slug: str
     percent: float  #: the goal: at least this % ...
-    against: str  #: ... of this cuBLAS (a key of ladder_tools.goals.AGAINST)
+    against: str  #: ... of this cuBLAS (a key of ladder_tools.results.goals.AGAINST)
     met: int  #: problems timed, correct and at or over the goal
     misses: tuple  #: ((M, N, K), % or None, why) for every other problem
     total: int  #: how many problems were drawn
@@ -403,7 +403,7 @@ class RandomResult:
         problem meets it when it was timed, is correct and reaches the goal's
         % of its cuBLAS; every other one is a miss, with its % (None when
         not timed) and why."""
-        from ladder_tools import random_problems
+        from ladder_tools.results import random_problems
 
         entry = self.data["chapters"][slug]
         goal = random_problems.RandomGoal(entry["goal"]["percent"], entry["goal"]["against"])

@@ -1,7 +1,7 @@
 """ncu's shared-memory and global-load counters (results/<gpu>/ncu.json).
 
 The measure command records, per chapter (and for the transpose exercise),
-the counters of ladder_tools.metrics.COUNTERS for each kernel of one launch.
+the counters of ladder_tools.results.metrics.COUNTERS for each kernel of one launch.
 The book shows them with the ratios that matter (wavefronts per shared
 instruction, sectors per global request), beside the bank model's
 prediction when a page gives one.
@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.binaries import AnalysisError
+from ladder_tools.analysis.kernels import base_name, is_chapter_kernel
 from ladder_tools.formatting import DASH, format_count, format_difference, format_ratio
-from ladder_tools.kernels import base_name, is_chapter_kernel
-from ladder_tools.metrics import METRIC
 from ladder_tools.results import load_chapters_file
+from ladder_tools.results.metrics import METRIC
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:

@@ -1,6 +1,6 @@
 """The K-loop's instruction mix, as the book tables and draws it.
 
-ladder_tools.sass_mix counts the opcodes of each kernel's K-loop from its
+ladder_tools.analysis.sass_mix counts the opcodes of each kernel's K-loop from its
 SASS; this module reads a chapter binary through it (cached) and groups the
 counts: the rows of the {ladder-sass} table, and the families of the mix
 figure (FFMA, shared loads and stores, global loads, barriers, other).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder_tools import sass_mix
-from ladder_tools.binaries import cached, cuobjdump, stamp
+from ladder_tools.analysis import sass_mix
+from ladder_tools.analysis.binaries import cached, cuobjdump, stamp
 from ladder_tools.formatting import DASH, format_percent
 
 

@@ -2,7 +2,7 @@
 
 The measure command asks ncu for them (code/measure.py) and records their
 names in results/<gpu>/ncu.json and issue.json; the book reads the values
-back by the same names (ladder_tools.ncu, ladder_tools.issue). Each metric
+back by the same names (ladder_tools.results.ncu, ladder_tools.results.issue). Each metric
 has a short key, ncu's name and what it counts.
 """
 from __future__ import annotations

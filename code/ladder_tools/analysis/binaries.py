@@ -25,7 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ladder_tools import results, sass_mix
+from ladder_tools import results
+
+#: Environment variable naming the CMake build folder that holds bin/.
+from ladder_tools.analysis import sass_mix
 
 #: Environment variable naming the CMake build folder that holds bin/.
 BUILD_DIR_VARIABLE = "LADDER_BUILD_DIR"

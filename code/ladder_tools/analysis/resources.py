@@ -1,6 +1,6 @@
 """Registers, shared memory, spills and the occupancy they allow, per kernel.
 
-Computed from a chapter's binary (ladder_tools.occupancy on ``cuobjdump
+Computed from a chapter's binary (ladder_tools.analysis.occupancy on ``cuobjdump
 -res-usage``), with the launch a kernel needs besides: its block size and
 dynamic shared memory, which the binary's ``--describe`` gives for each
 variant (Launch.of). A GPU's result may report what the driver said of the
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ladder_tools import occupancy
-from ladder_tools.binaries import AnalysisError, cached, stamp
+from ladder_tools.analysis import occupancy
+from ladder_tools.analysis.binaries import AnalysisError, cached, stamp
+from ladder_tools.analysis.kernels import short_name
 from ladder_tools.formatting import DASH, format_bytes, format_percent
-from ladder_tools.kernels import short_name
 
 #: The architecture the book's binaries are compiled for (the H200's).
 BOOK_ARCH = "sm_90"

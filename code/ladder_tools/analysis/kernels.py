@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError
+from ladder_tools.analysis.binaries import AnalysisError
 
 #: Every chapter kernel's name starts with this.
 KERNEL_PREFIX = "sgemm_"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ladder_tools.binaries import AnalysisError, tool_json
+from ladder_tools.analysis.binaries import AnalysisError, tool_json
 
 
 def run_bankmap(tool: Path, name: str | None = None, stride: int | None = None,

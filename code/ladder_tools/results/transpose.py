@@ -18,8 +18,8 @@ from ladder_tools.formatting import (
     format_ratio,
     format_time_range,
 )
-from ladder_tools.ncu import entry_kernels
 from ladder_tools.results import ResultsError, read_json
+from ladder_tools.results.ncu import entry_kernels
 
 TRANSPOSE_FILE = "transpose.json"
 #: Which kernel of the transpose binary each variant runs (a part of its name).

@@ -3,7 +3,7 @@
 For these chapters the measure command reads, with ncu, one launch of the
 chapter's kernel and one of cuBLAS's in the same run: how often the
 schedulers issue, how many instructions and FFMAs, and why warps stalled
-(ladder_tools.metrics.ISSUE_COUNTERS and STALL_REASONS). The book sets the
+(ladder_tools.results.metrics.ISSUE_COUNTERS and STALL_REASONS). The book sets the
 two kernels side by side.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ladder_tools.analysis.kernels import KERNEL_PREFIX
 from ladder_tools.formatting import DASH
-from ladder_tools.kernels import KERNEL_PREFIX
-from ladder_tools.metrics import ISSUE_COUNTERS, STALL_REASONS, stall_metric
 from ladder_tools.results import load_chapters_file
+from ladder_tools.results.metrics import ISSUE_COUNTERS, STALL_REASONS, stall_metric
 
 #: The stall reasons the book shows, in this order (their meanings are
 #: metrics.STALL_REASONS'): cycles per issued instruction that an average

@@ -10,7 +10,7 @@ GPU, this module takes from what was measured and built:
 * Big's blocks per SM: the result's ``resources.blocks_per_sm`` (the driver's
   answer for the kernel it measured, Big's exact path); without a result,
   computed as for Small;
-* Small's blocks per SM: computed (ladder_tools.occupancy) from the
+* Small's blocks per SM: computed (ladder_tools.analysis.occupancy) from the
   registers and shared memory of Small's exact-path kernel in the built
   binary (cuobjdump) and its launch (threads, dynamic shared memory) from
   ``--describe``.
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder_tools import results
-from ladder_tools.binaries import AnalysisError, find_variant, tool_json
+from ladder_tools.analysis.binaries import AnalysisError, find_variant, tool_json
+from ladder_tools.analysis.resources import computed_occupancy, kernel_resources
 from ladder_tools.formatting import DASH, format_percent
-from ladder_tools.resources import computed_occupancy, kernel_resources
 
 #: The chapter, and its variants as result names.
 CHAPTER = "13-tail"

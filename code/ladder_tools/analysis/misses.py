@@ -28,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder_tools import results, tailplan
-from ladder_tools.binaries import AnalysisError, require_binary, tool_json
+from ladder_tools import results
+from ladder_tools.analysis import tailplan
+from ladder_tools.analysis.binaries import AnalysisError, require_binary, tool_json
 
 #: The size whose measured % the prediction scales: every chapter measures it.
 REFERENCE_SIZE = (4096, 4096, 4096)

@@ -8,7 +8,7 @@ empty when there is none.
 
 - every chapter binary has a result (the binaries are those the built
   chapters describe: each chapter's own and its variants, the slugs of its
-  --describe, ladder_tools.binaries.declared_binaries);
+  --describe, ladder_tools.analysis.binaries.declared_binaries);
 - every measured size is correct;
 - gflops, cublas_gflops and pct_cublas follow from the recorded median times
   (docs/results-schema.md);
