@@ -1,4 +1,5 @@
-# Programs that only a GPU can run, on a machine that has none.
+# Programs that only a GPU can run, on a machine that has none (and, at the
+# end, CPU programs built with nvcc that run no kernel: ladder_cpu_only).
 #
 # The differential fuzzers (tests/gpu), the cut-twice test (tests/cpp), the
 # Hopper probe (code/tools) and the baseline (code, run by the measure command
@@ -66,4 +67,18 @@ function(ladder_gpu_only target)
   set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${_virtual}")
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/code/tools/gpu_only_guard.cpp)
+endfunction()
+
+# ladder_cpu_only(<target>): <target> is built with nvcc for the headers it
+# includes but launches no kernel (the CPU tools in code/tools, the nvcc
+# GoogleTest programs in tests/cpp). Its device code is compiled the way
+# ladder_gpu_only compiles a GPU-only program without a GPU: as far as PTX,
+# unoptimized, so the front end still checks every line and neither the
+# optimizer nor ptxas runs (the chapters' own builds do that work). It is PTX
+# for sm_80, the oldest architecture a chapter's headers need, whatever GPU
+# the build targets. On 2 cores that cut the six CPU tools' compile from 51 s
+# to 34 s of CPU time, their output the same byte for byte.
+function(ladder_cpu_only target)
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 80-virtual)
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-Xcicc -O0>")
 endfunction()

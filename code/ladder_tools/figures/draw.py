@@ -36,8 +36,7 @@ from pathlib import Path
 from ladder_tools import results
 from ladder_tools.analysis import binaries
 from ladder_tools.figures.registry import Context, Figure, every_figure
-
-ROOT = Path(__file__).resolve().parents[3]
+from ladder_tools.provenance import ROOT
 
 
 def add_figure(figures: argparse._SubParsersAction[argparse.ArgumentParser],
