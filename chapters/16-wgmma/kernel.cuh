@@ -7,7 +7,8 @@
 // through launch.cuh alone. Everything but main(), which is in kernel.cu.
 //
 // The chapter's files, in the order they build on one another: tiling.cuh
-// (the tile, B's layout, A's split, the counts), ptx.cuh (one function per
+// (the tile, B's layout, which columns a warp takes, A's split), counts.cuh
+// (the counts that pick a tile and cut the last round), ptx.cuh (one function per
 // instruction), pipeline.cuh (the stages and the consumers' loops),
 // slices.cuh (the cut last round's sum), sgemm_wgmma.cuh (the kernels),
 // maps.cuh (the tensor maps TMA copies by), launch.cuh (the launch of any
@@ -17,6 +18,7 @@
 #include <ladder/chapter.hpp>
 
 #include "../13-tail/kernel.cuh"
+#include "counts.cuh"
 #include "launch.cuh"
 #include "tiling.cuh"
 
@@ -91,7 +93,8 @@ inline long long workspace_tf32(int M, int N, int K) {
 /// ("truncated"), both with the last round cut ("cut", "truncated-cut";
 /// chapter 17's page teaches the cut), A rounded on chip and the last round
 /// cut at every size ("on-chip"), the 128 x 128 tile as the variant "square", the
-/// 256 x 128 one as "wide", the 64 x 128 one as "narrow". Chapter 17 runs
+/// 256 x 128 one as "wide", the 64 x 128 one as "narrow", and "wide" with
+/// each consumer warp's columns in order as "wide-in-order" (c_col()). Chapter 17 runs
 /// the 3xTF32 tilings (Split and the others) of the same kernel.
 inline ladder::Chapter chapter() {
   return {
@@ -115,7 +118,9 @@ inline ladder::Chapter chapter() {
                        workspace_cut<OnChip, OnChipWide, OnChipNarrow>),
        variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
        variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
-       variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles")},
+       variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
+       variant<WideInOrder>("wide-in-order",
+                            "TF32 on wgmma, 256 x 128 tiles, each warp's columns in order")},
       true};
 }
 

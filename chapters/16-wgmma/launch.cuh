@@ -21,6 +21,7 @@
 #include "../13-tail/kernel.cuh"
 #include "../14-tf32/kernel.cuh"
 #include "../15-3xtf32/kernel.cuh"
+#include "counts.cuh"
 #include "maps.cuh"
 #include "sgemm_wgmma.cuh"
 #include "tiling.cuh"
@@ -171,6 +172,7 @@ std::vector<ladder::Constant> constants() {
                                      {"PRODUCTS", T::PRODUCTS},
                                      {"SUM_STEPS", T::SUM_STEPS},
                                      {"ROUNDED", T::ROUNDED ? 1 : 0},
+                                     {"SPREAD", T::SPREAD ? 1 : 0},
                                      {"A_TILES", T::A_TILES},
                                      {"SMEM_BYTES", T::SMEM_BYTES}};
   if (T::PRODUCTS == 3) c.push_back({"CORRECTION_STAGES", kCorrectionStages});

@@ -117,14 +117,15 @@ __device__ void wait_stage(uint64_t* full, uint64_t* ready, int kt) {
 }
 
 // [consume]
-/// B^T's fragment for one step of 8 along K of a stage's B tile: rows n0 and
-/// n0 + 8 of B^T, columns k and k + 4 (B's rows), k = 8 step + t.
-__device__ void load_bt_fragment(float (&b)[4], const float* Bs, int step, int n0, int t) {
+/// B^T's fragment for one step of 8 along K of a stage's B tile: the lane's
+/// rows g and g + 8 of B^T, which are B's columns n0 and n1 (c_col()), at
+/// columns k and k + 4 (B's rows), k = 8 step + t.
+__device__ void load_bt_fragment(float (&b)[4], const float* Bs, int step, int n0, int n1, int t) {
   const int k = 8 * step + t;
   b[0] = Bs[b_tile_index(k, n0)];
-  b[1] = Bs[b_tile_index(k, n0 + 8)];
+  b[1] = Bs[b_tile_index(k, n1)];
   b[2] = Bs[b_tile_index(k + 4, n0)];
-  b[3] = Bs[b_tile_index(k + 4, n0 + 8)];
+  b[3] = Bs[b_tile_index(k + 4, n1)];
 }
 
 /// One consumer's loop over K on TF32: for each stage, wait for it
@@ -132,7 +133,7 @@ __device__ void load_bt_fragment(float (&b)[4], const float* Bs, int step, int n
 /// for them, and hand the stage back to the producer.
 template <class T>
 __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
-                             uint64_t* empty, uint64_t* ready, int steps, int n0, int t) {
+                             uint64_t* empty, uint64_t* ready, int steps, int n0, int n1, int t) {
   for (int kt = 0; kt < steps; ++kt) {
     const int s = kt % T::STAGES;
     wait_stage<T>(full, ready, kt);
@@ -143,7 +144,7 @@ __device__ void consume_tf32(float (&d)[T::BM / 2], const float* tiles, uint64_t
 #pragma unroll
     for (int step = 0; step < BK / 8; ++step) {
       float f[4];
-      load_bt_fragment(f, Bs, step, n0, t);
+      load_bt_fragment(f, Bs, step, n0, n1, t);
 #pragma unroll
       for (int r = 0; r < 4; ++r)
         b[step][r] = T::ROUNDED ? ch14::to_tf32(f[r]) : truncated_operand(f[r]);
@@ -183,7 +184,7 @@ constexpr int kCorrectionStages = 8;
 /// part of A, not two.
 template <class T>
 __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64_t* full,
-                               uint64_t* empty, uint64_t* ready, int steps, int n0, int t) {
+                               uint64_t* empty, uint64_t* ready, int steps, int n0, int n1, int t) {
   constexpr int A_FLOATS = T::BM * BK;
   float sum[T::BM / 2], corrections[T::BM / 2];
   for (int kt = 0; kt < steps; ++kt) {
@@ -196,7 +197,7 @@ __device__ void consume_3xtf32(float (&d)[T::BM / 2], const float* tiles, uint64
 #pragma unroll
     for (int step = 0; step < BK / 8; ++step) {
       float f[4];
-      load_bt_fragment(f, Bs, step, n0, t);
+      load_bt_fragment(f, Bs, step, n0, n1, t);
 #pragma unroll
       for (int r = 0; r < 4; ++r) b[step][r] = ch14::split_tf32(f[r]);
     }

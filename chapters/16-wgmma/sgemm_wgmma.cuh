@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "../14-tf32/kernel.cuh"
+#include "counts.cuh"
 #include "pipeline.cuh"
 #include "slices.cuh"
 #include "tiling.cuh"
@@ -57,7 +58,8 @@ __device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, con
   for (int j = 0; j < T::BM / 8; ++j)
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const int m = tile_m + c_row(lane, j, r), n = tile_n + c_col(consumer_warp, lane, r);
+      const int m = tile_m + c_row(lane, j, r),
+                n = tile_n + c_col(consumer_warp, lane, r, T::SPREAD);
       if (!isfinite(d[4 * j + r]) && m < M && n < N) {
         d[4 * j + r] = ch14::fp32_dot(A, B, N, K, m, n, k_begin, k_end);
       }
@@ -141,12 +143,14 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     const int consumer = warpgroup - 1, warp = (threadIdx.x % WARPGROUP) / 32;
     const int lane = threadIdx.x % 32, t = lane % 4;
     const int consumer_warp = consumer * (WARPGROUP / 32) + warp;
-    const int n0 = c_col(consumer_warp, lane, 0);  // rows n0 and n0 + 8 of B^T
+    // The lane's two columns of B: its rows g and g + 8 of B^T.
+    const int n0 = c_col(consumer_warp, lane, 0, T::SPREAD);
+    const int n1 = c_col(consumer_warp, lane, 2, T::SPREAD);
     float d[BM / 2] = {};  // 64 rows of C^T by BM columns, over the warpgroup's 128 lanes
     if constexpr (T::PRODUCTS == 1) {
-      consume_tf32<T>(d, tiles, full, empty, ready, steps, n0, t);
+      consume_tf32<T>(d, tiles, full, empty, ready, steps, n0, n1, t);
     } else {
-      consume_3xtf32<T>(d, tiles, full, empty, ready, steps, n0, t);
+      consume_3xtf32<T>(d, tiles, full, empty, ready, steps, n0, n1, t);
     }
     // A sum the tensor cores leave not finite is FP32's own ([not-finite]).
     const int k_end = work.end_step * BK < K ? work.end_step * BK : K;
@@ -161,7 +165,7 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
       for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
         for (int r = 0; r < 4; ++r)
-          out[c_row(lane, j, r) * BN + c_col(consumer_warp, lane, r)] = d[4 * j + r];
+          out[c_row(lane, j, r) * BN + c_col(consumer_warp, lane, r, T::SPREAD)] = d[4 * j + r];
       add_slices<T>(partials, cut, work, C, M, N, alpha, beta, tile_m, tile_n,
                     threadIdx.x - WARPGROUP);
       return;
@@ -170,7 +174,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const int m = tile_m + c_row(lane, j, r), n = tile_n + c_col(consumer_warp, lane, r);
+        const int m = tile_m + c_row(lane, j, r),
+                  n = tile_n + c_col(consumer_warp, lane, r, T::SPREAD);
         if (m < M && n < N) {
           float* c = C + static_cast<size_t>(m) * N + n;
           *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);

@@ -1,11 +1,12 @@
 // Chapter 16's cut last round, on the GPU: the blocks of a cut tile's
 // slices each write their sums, wait until every slice has, and add their
 // share of the tile into C (add_slices()). Which tiles are cut, and into how
-// many slices, is decided on the host (last_round() in tiling.cuh); chapter
+// many slices, is decided on the host (last_round() in counts.cuh); chapter
 // 17's page teaches it.
 #pragma once
 
 #include "../13-tail/kernel.cuh"
+#include "counts.cuh"
 #include "tiling.cuh"
 
 namespace ch16 {

@@ -1,7 +1,9 @@
 // Chapter 16's block tile, where its copies put B's floats in shared memory,
-// and how 3xTF32 splits A's floats: shared by the kernel (kernel.cuh), the
-// CPU tool that draws its bank maps (code/tools/bankmap.cu) and the CPU
-// tests, none of which compiles wgmma.
+// which columns of B each consumer warp multiplies, and how 3xTF32 splits
+// A's floats: shared by the kernel (kernel.cuh), the CPU tools that draw its
+// bank maps and fragments (code/tools/bankmap.cu, fragmap.cu) and the CPU
+// tests, none of which compiles wgmma. The counts that pick a tile are in
+// counts.cuh.
 #pragma once
 
 #include <cmath>
@@ -34,15 +36,18 @@ static_assert(CONVERTERS % 32 == 0, "the converters are whole warps: each arrive
 /// fragments in registers. ON_CHIP: A's tile is rounded or split in shared
 /// memory, stage by stage, by the producer warpgroup's CONVERTERS threads
 /// (convert_a_tiles()), in place of the pass over A before the product
-/// (convert_a()).
+/// (convert_a()). SPREAD: which columns of B each consumer warp multiplies
+/// (c_col()): spread so that its loads of B^T's fragments are free of bank
+/// conflicts, or in order, 16 side by side.
 template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false,
-          bool ON_CHIP_ = false>
+          bool ON_CHIP_ = false, bool SPREAD_ = true>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int PRODUCTS = PRODUCTS_;
   static constexpr int SUM_STEPS = SUM_STEPS_;
   static constexpr bool ROUNDED = ROUNDED_;
   static constexpr bool ON_CHIP = ON_CHIP_;
+  static constexpr bool SPREAD = SPREAD_;
   /// Whether a pass over A (convert_a()) runs before the product: on 3xTF32
   /// and on rounded TF32, unless A's tiles are converted on chip.
   static constexpr bool PASS_OVER_A = (PRODUCTS == 3 || ROUNDED) && !ON_CHIP;
@@ -91,6 +96,9 @@ using Wide = Tiling<256, 1, BK / 8, true>;
 /// Half as many rows: twice the blocks, for products whose 128 x 128 tiles
 /// leave SMs idle.
 using Narrow = Tiling<64, 1, BK / 8, true>;
+/// The wide tile with each consumer warp's 16 columns of B side by side
+/// (c_col() in order): its loads of B^T's fragments 2-way bank conflicted.
+using WideInOrder = Tiling<256, 1, BK / 8, true, false, false>;
 /// The same three with A and B as wgmma reads them: truncated to TF32.
 using Truncated = Tiling<128>;
 using TruncatedWide = Tiling<256>;
@@ -116,165 +124,6 @@ using SplitRoundedOnChip = Tiling<128, 3, 2, true, true>;
 using SplitRoundedOnChipNarrow = Tiling<64, 3, 2, true, true>;
 // [end]
 
-// [pick]
-/// The count that picks a tile: an M x N product on `sms` SMs, one block of
-/// tiling T each, takes ceil(blocks / sms) rounds. Where the copies bound a
-/// K-step, a block's step lasts as long as its copies, (BM + BN) * BK
-/// floats, so the product lasts as long as rounds times that.
-template <class T>
-constexpr long long copy_rounds(int M, int N, int sms) {
-  const long long blocks = 1ll * ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
-  return (blocks + sms - 1) / sms * (T::BM + BN) * BK;
-}
-// [end]
-
-// [last-round]
-/// Where the tiles leave the last round part-filled, its tiles are cut
-/// along K into slices, a block each, as many as fill the SMs: chapter 13's
-/// split-K, on the last round alone. A slice's block writes its sums into
-/// the workspace; once all of a tile's slices have, each adds up its share
-/// of the tile into C (add_slices() in kernel.cuh).
-struct LastRound {
-  int tiles;            ///< tiles of C, in block_tile()'s order
-  int whole_tiles;      ///< the first tiles: a block each, straight into C
-  int slices;           ///< slices of each later tile (1: none is cut)
-  int steps;            ///< K-steps of a tile
-  int steps_per_slice;  ///< K-steps of every slice but the last
-};
-
-/// Tiling T's tiles for an M x N x K product, a block each, none cut.
-template <class T>
-constexpr LastRound uncut(int M, int N, int K) {
-  const int tiles = ((M + T::BM - 1) / T::BM) * ((N + BN - 1) / BN);
-  const int steps = (K + BK - 1) / BK;
-  return {tiles, tiles, 1, steps, steps};
-}
-
-/// Tiling T's last round for an M x N x K product on `sms` SMs: its
-/// sms / tiles-left slices per tile, at most one per K-step; none where that
-/// is under 2.
-template <class T>
-constexpr LastRound last_round(int M, int N, int K, int sms) {
-  const LastRound whole = uncut<T>(M, N, K);
-  const int tiles = whole.tiles, steps = whole.steps;
-  const int left = tiles % sms;  // the last round's tiles, if it is part-filled
-  const int most = left == 0 ? 1 : sms / left;
-  const int slices = most < steps ? most : steps;
-  if (slices < 2) return whole;
-  const int per_slice = (steps + slices - 1) / slices;
-  // ceil(steps / per_slice) slices: none empty.
-  return {tiles, tiles - left, (steps + per_slice - 1) / per_slice, steps, per_slice};
-}
-
-/// The blocks a launch of `r` takes: one per whole tile, one per slice.
-constexpr int last_round_blocks(const LastRound& r) {
-  return r.whole_tiles + (r.tiles - r.whole_tiles) * r.slices;
-}
-
-/// Block `block`'s share: K-steps [first_step, end_step) of tile `tile`.
-/// `slice` numbers the slices of the cut tiles (its BM x BN matrix of the
-/// workspace), -1 for a whole tile.
-struct BlockWork {
-  int tile;
-  int first_step;
-  int end_step;
-  int slice;
-};
-
-__host__ __device__ constexpr BlockWork block_work(const LastRound& r, int block) {
-  if (block < r.whole_tiles) return {block, 0, r.steps, -1};
-  const int cut = block - r.whole_tiles;  // slice cut % slices of cut tile cut / slices
-  const int first = cut % r.slices * r.steps_per_slice;
-  const int end = first + r.steps_per_slice < r.steps ? first + r.steps_per_slice : r.steps;
-  return {r.whole_tiles + cut / r.slices, first, end, cut};
-}
-// [end]
-
-// [pick-cut]
-/// The K-steps the busiest SM runs for the tiles `r`, one block per SM at a
-/// time: a tile's steps for each whole round, then a slice's where the last
-/// round is cut (a whole last round where it is not).
-constexpr long long busiest_steps(const LastRound& r, int sms) {
-  const long long whole_rounds = (r.whole_tiles + sms - 1) / sms;
-  return whole_rounds * r.steps + (r.slices > 1 ? r.steps_per_slice : 0);
-}
-
-/// Chapter 16's count (copy_rounds()) with the last round cut: the floats
-/// the busiest SM copies, (BM + BN) * BK for each of its K-steps.
-template <class T>
-constexpr long long cut_copies(int M, int N, int K, int sms) {
-  return busiest_steps(last_round<T>(M, N, K, sms), sms) * (T::BM + BN) * BK;
-}
-// [end]
-
-// [pick-tile]
-/// Tiling T's count: the floats the busiest SM copies, without a cut
-/// (copy_rounds()) or with the last round cut (cut_copies()).
-template <class T, bool CUT>
-constexpr long long copy_count(int M, int N, int K, int sms) {
-  if constexpr (CUT) return cut_copies<T>(M, N, K, sms);
-  return copy_rounds<T>(M, N, sms);
-}
-
-/// The rows (BM) of the tile chapter 16's launcher picks: Twice's where its
-/// count is the smallest, Half's where its count is smaller than Square's,
-/// Square's otherwise (ties go to the 128-row tile).
-template <class Square, class Twice, class Half, bool CUT>
-constexpr int picked_rows(int M, int N, int K, int sms) {
-  const long long square = copy_count<Square, CUT>(M, N, K, sms);
-  const long long wide = copy_count<Twice, CUT>(M, N, K, sms);
-  const long long narrow = copy_count<Half, CUT>(M, N, K, sms);
-  if (wide < square && wide < narrow) return Twice::BM;
-  if (narrow < square) return Half::BM;
-  return Square::BM;
-}
-// [end]
-
-// [pick-on-chip]
-/// Where converting A's tiles on chip costs less than a pass over A. The
-/// pass converts each of A's floats once, but takes it from memory and back
-/// to do so: spread over the SMs, M x K / sms floats per SM. On chip, a
-/// block converts the A tile of every K-step it runs, so the busiest SM
-/// converts its steps times BM x BK floats, in shared memory: each of A's
-/// floats once for every column of tiles that reads it. A float converted
-/// in shared memory costs less than one sent to memory and back, but it is
-/// not free: it adds to the traffic of a step the tensor cores may bound.
-/// So the launchers convert on chip where the pass's floats per SM are at
-/// least 1 / kOnChipShare of the busiest SM's, with the last round cut.
-/// The share was read off times measured on the H100 (chapter 17's page):
-/// on chip, TF32 and 3xTF32 both won where the pass's share on the 128-row
-/// tile was 0.20 (308 x 455 x 38530), 0.24 (512 x 512 x 16384) or 0.49
-/// (256 x 256 x 65536), and both lost where it was 0.12 (1000 x 1000 x
-/// 1000) or less. A sixth lies between.
-constexpr int kOnChipShare = 6;
-
-template <class T>
-constexpr bool on_chip_pays(int M, int N, int K, int sms) {
-  const long long pass_per_sm = 1ll * M * K / sms;
-  const long long on_chip = busiest_steps(last_round<T>(M, N, K, sms), sms) * T::BM * BK;
-  return kOnChipShare * pass_per_sm >= on_chip;
-}
-// [end]
-
-// [pick-3xtf32]
-/// 3xTF32's count. Its three products make the tensor cores, not the copies,
-/// bound a K-step, so the count is the K-steps of the busiest SM: a tile's
-/// steps per whole round, and a slice's in a cut last round, each step of
-/// the 128-row tile's length. A 64-row block multiplies half as much per
-/// step but likely takes longer than half: the rest of its step (B^T's
-/// fragments and their split, the waits) does not halve. Fitted to the
-/// variants' times at 4096 and 8192, where both tiles fill every SM: the
-/// 64-row tile runs at 0.73 times the 128-row tile's rate, so its step
-/// lasts 0.5 / 0.73, about 0.68, of one.
-constexpr double kNarrowSplitStep = 0.68;
-
-template <class T>
-constexpr double split_steps(int M, int N, int K, int sms) {
-  static_assert(T::PRODUCTS == 3 && (T::BM == 64 || T::BM == 128), "3xTF32's two tiles");
-  return busiest_steps(last_round<T>(M, N, K, sms), sms) * (T::BM == 64 ? kNarrowSplitStep : 1.0);
-}
-// [end]
-
 // [b-index]
 /// Where float (k, n) of a stage's B tile lies: the tile is BK rows (k) of
 /// BN floats (n), copied as BN / BOX_COLUMNS boxes of BOX_COLUMNS columns one
@@ -289,16 +138,29 @@ __host__ __device__ constexpr int b_tile_index(int k, int n) {
 // [c-map]
 /// Which element of the block's tile of C a consumer's accumulator
 /// d[4 * j + r] holds: wgmma's accumulator layout, for C^T (rows n, columns
-/// m), read back as C. Consumer warp w (0 .. 7: four per consumer) holds
-/// C's columns 16w .. 16w + 15 for all BM rows. Its lane (g, t) = (lane / 4,
-/// lane % 4) holds, in each 8 rows j, rows 8j + 2t and 8j + 2t + 1 of
-/// columns 16w + g and 16w + g + 8: the layout of mma.sync's C fragment,
-/// transposed and repeated down the rows.
+/// m), read back as C. Lane (g, t) = (lane / 4, lane % 4) holds, in each 8
+/// rows j, rows 8j + 2t and 8j + 2t + 1 (r % 2) of two columns (r / 2): the
+/// layout of mma.sync's C fragment, transposed and repeated down the rows.
 __host__ __device__ constexpr int c_row(int lane, int j, int r) {
   return 8 * j + 2 * (lane % 4) + r % 2;
 }
-__host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r) {
-  return 16 * consumer_warp + lane / 4 + 8 * (r / 2);
+
+/// The column of the tile (of B) that a consumer warp's row g (r / 2 = 0) or
+/// g + 8 (r / 2 = 1) of B^T is. Any one-to-one choice gives the same
+/// product, so long as B^T's fragments are loaded from the columns the
+/// accumulators are stored to. In order, consumer warp w (0 .. 7, four per
+/// consumer) takes columns 16w .. 16w + 15: lane g takes 16w + g and
+/// 16w + g + 8. Spread, warps 2i and 2i + 1 share the 32 columns of B's copy
+/// box i: lane g of warp w takes column c = 8 (w % 2) + 16 (g / 4) + g % 4 of
+/// the box, and c + 4. A load's lanes t = 0 .. 3 read four rows k, one each;
+/// spread, its lanes g read two 16-byte pieces of the row, p and p + 4, which
+/// the swizzle (XOR with k % 8) keeps in different halves of the row: 8
+/// different pieces, all 32 banks. In order they read pieces p and p + 1.
+__host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r, bool spread = true) {
+  const int g = lane / 4;
+  if (!spread) return 16 * consumer_warp + g + 8 * (r / 2);
+  return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * (g / 4) + g % 4 +
+         4 * (r / 2);
 }
 // [end]
 

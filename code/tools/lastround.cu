@@ -9,7 +9,7 @@
 //
 //   lastround --sms S --size S [--tf32] [--json]     S is N or MxNxK
 //
-// Every number comes from chapters/16-wgmma/tiling.cuh: ch16::last_round()
+// Every number comes from chapters/16-wgmma/counts.cuh: ch16::last_round()
 // and ch16::uncut() for the plan, ch16::block_work() for each block's share,
 // ch16::picked_rows() for the TF32 tiles, as the kernel's launchers and the
 // kernel call them.
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "chapters/16-wgmma/tiling.cuh"
+#include "chapters/16-wgmma/counts.cuh"
 #include "cli.hpp"
 
 namespace {

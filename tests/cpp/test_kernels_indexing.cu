@@ -1,4 +1,4 @@
-// CPU checks of the index arithmetic of chapters 10, 11 and 12: the kernels'
+// CPU checks of the index arithmetic of chapters 10 to 13 and 16: the kernels'
 // own constexpr index functions, called on the host for every thread of a
 // block. Nothing here runs on a GPU; it is compiled by nvcc because it
 // includes the chapters' kernel headers.
@@ -34,7 +34,7 @@
 #include "chapters/11-double-buffering/kernel.cuh"
 #include "chapters/12-final/kernel.cuh"
 #include "chapters/13-tail/kernel.cuh"
-#include "chapters/16-wgmma/tiling.cuh"
+#include "chapters/16-wgmma/counts.cuh"
 
 namespace {
 
@@ -509,6 +509,52 @@ TEST(Chapter16Swizzle, TheFirstRowIsNotMoved) {
   for (int n = 0; n < ch16::BN; ++n)
     EXPECT_EQ(ch16::b_tile_index(0, n),
               n / ch16::BOX_COLUMNS * ch16::BK * ch16::BOX_COLUMNS + n % ch16::BOX_COLUMNS);
+}
+
+// Chapter 16: which columns of B each consumer warp multiplies (c_col()).
+// Both maps must place every accumulator of the block's tile once; spread,
+// every load of B^T's fragments must take one wavefront, in order two.
+namespace {
+int bt_load_wavefronts(int consumer_warp, int step, int reg, bool spread) {
+  std::vector<std::uint32_t> addresses;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int k = 8 * step + lane % 4 + 4 * (reg / 2);  // load_bt_fragment()'s b[reg]
+    const int n = ch16::c_col(consumer_warp, lane, 2 * (reg % 2), spread);
+    addresses.push_back(static_cast<std::uint32_t>(4 * ch16::b_tile_index(k, n)));
+  }
+  return ladder::bank::analyze(addresses).wavefronts;
+}
+}  // namespace
+
+TEST(Chapter16Columns, EachMapPlacesEveryAccumulatorOnce) {
+  for (const bool spread : {false, true}) {
+    std::vector<int> seen(ch16::BN * 8, 0);  // the first 8 rows of the tile
+    for (int w = 0; w < 8; ++w)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < 4; ++r) {
+          const int row = ch16::c_row(lane, 0, r), col = ch16::c_col(w, lane, r, spread);
+          ASSERT_GE(col, 0);
+          ASSERT_LT(col, ch16::BN);
+          ++seen[row * ch16::BN + col];
+        }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), ch16::BN * 8) << "spread " << spread;
+  }
+}
+
+TEST(Chapter16Columns, SpreadColumnsLoadBtWithoutConflicts) {
+  for (int w = 0; w < 8; ++w)
+    for (int step = 0; step < ch16::BK / 8; ++step)
+      for (int reg = 0; reg < 4; ++reg) {
+        EXPECT_EQ(bt_load_wavefronts(w, step, reg, true), 1) << w << " " << step << " " << reg;
+        EXPECT_EQ(bt_load_wavefronts(w, step, reg, false), 2) << w << " " << step << " " << reg;
+      }
+}
+
+TEST(Chapter16Columns, SpreadWarpsPairUpInACopyBox) {
+  // Warps 2i and 2i + 1 take the 32 columns of box i between them.
+  for (int w = 0; w < 8; ++w)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int r = 0; r < 4; ++r) EXPECT_EQ(ch16::c_col(w, lane, r) / ch16::BOX_COLUMNS, w / 2);
 }
 
 // Chapter 16's own launcher picks its tile by copy_rounds(), as the page
