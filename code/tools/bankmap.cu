@@ -13,7 +13,8 @@
 // header (and the transpose exercise's) is included here, and an access's lanes are computed by the
 // very `__host__ __device__ constexpr` index functions that its kernel calls. Each chapter lives in
 // its own namespace (ch04::, ch07::, ...), so the files share this one TU.
-// Chapter 16's index function is in its tiling.cuh, apart from its wgmma
+// Chapter 16's index functions (b_tile_index, and c_col for the columns of
+// B each consumer warp loads) are in its tiling.cuh, apart from its wgmma
 // code, which this tool's target could not compile.
 #include <cstdint>
 #include <cstdio>
@@ -74,6 +75,23 @@ static_assert(Ch10::A_STRIDE % 4 == 2, "chapter 10's rows of As are 8-byte align
 static_assert(Ch10Swizzled::A_STRIDE % 4 == 0, "swizzled rows of As are 16-byte aligned");
 static_assert(Ch12::A_STRIDE % 4 == 2 && Ch12::STAGE_FLOATS % 4 == 0,
               "chapter 12: odd rows of As are 8-byte aligned, even rows 16-byte aligned");
+
+/// Chapter 16's first load of B^T's fragment, as load_bt_fragment() makes
+/// it: lane (g, t) = (lane / 4, lane % 4) of consumer warp 0 reads register
+/// b[0] at step 0, row k = 8 * step + t of B's tile at column
+/// n0 = c_col(0, lane, 0, spread): spread (the kernel's default) or in order
+/// (the variant wide-in-order). With the swizzle, the float is
+/// b_tile_index(k, n0); without it, a tile copied as it lies in B: row k of
+/// box n0 / BOX_COLUMNS holds its BOX_COLUMNS columns in order.
+std::uint32_t ch16_bt_load(int lane, bool spread, bool swizzled) {
+  constexpr int kConsumerWarp = 0, kStep = 0, kRegister = 0;
+  const int k = 8 * kStep + lane % 4;
+  const int n0 = ch16::c_col(kConsumerWarp, lane, kRegister, spread);
+  if (swizzled) return float_at(ch16::b_tile_index(k, n0));
+  const int box = n0 / ch16::BOX_COLUMNS;
+  return float_at(box * ch16::BK * ch16::BOX_COLUMNS + k * ch16::BOX_COLUMNS +
+                  n0 % ch16::BOX_COLUMNS);
+}
 
 /// Every named access: lanes 0..31 of warp 0 (tid = lane), with every loop
 /// index at 0 unless the line says otherwise. To add one, add a line that
@@ -158,16 +176,18 @@ const std::vector<NamedAccess>& registry() {
          return float_at(Ch12::A_STAGE_FLOATS + ch12::b_load_index<Ch12>(tid, 0, 0, 0));
        }},
 
-      // Chapter 16: the first load of a consumer's B^T fragment (step 0,
-      // register 0): lane (g, t) = (lane / 4, lane % 4) reads row k = t of
-      // B's tile at column n0 = g (consumer 0, warp 0).
-      {"ch16.bt-load", 4, "chapter 16: Bs[b_tile_index(k, n0)], 128-byte swizzle (LDS)",
-       [](int lane) { return float_at(ch16::b_tile_index(lane % 4, lane / 4)); }},
-      // The same load from a tile copied without a swizzle: row k of a box is
-      // BOX_COLUMNS floats in order, so column n of row k is float
-      // k * BOX_COLUMNS + n (box 0 holds columns 0 .. 31).
-      {"ch16.bt-load.unswizzled", 4, "chapter 16: the same load without the swizzle (LDS)",
-       [](int lane) { return float_at((lane % 4) * ch16::BOX_COLUMNS + lane / 4); }},
+      // Chapter 16: the first load of a consumer's B^T fragment
+      // (ch16_bt_load(): consumer warp 0, step 0, register b[0]), its
+      // columns in order without the swizzle and with it, then spread.
+      {"ch16.bt-load.unswizzled", 4,
+       "chapter 16: Bs[k * BOX_COLUMNS + n0], columns in order, no swizzle (LDS)",
+       [](int lane) { return ch16_bt_load(lane, false, false); }},
+      {"ch16.bt-load.in-order", 4,
+       "chapter 16: Bs[b_tile_index(k, n0)], columns in order, 128-byte swizzle (LDS)",
+       [](int lane) { return ch16_bt_load(lane, false, true); }},
+      {"ch16.bt-load", 4,
+       "chapter 16: Bs[b_tile_index(k, n0)], columns spread, 128-byte swizzle (LDS)",
+       [](int lane) { return ch16_bt_load(lane, true, true); }},
   };
   return accesses;
 }

@@ -5,11 +5,15 @@
 //   fragmap [--json]
 //
 // Printed, from chapter 14's own `__host__ __device__ constexpr` functions
-// (and, as the tile "C16", chapter 16's c_row and c_col: where its wgmma
-// accumulators land in C):
+// (and, as the tiles "C16" and "C16.in-order", chapter 16's c_row and c_col:
+// where its consumer warps' wgmma accumulators land in C, with the columns
+// spread, as the kernel takes them, and in order, as wide-in-order does):
 //   * the tiles: for each lane and register, the element of the 16 x 8 A
 //     tile (a_frag_row, a_frag_col), of the 8 x 8 B tile (b_frag_row,
 //     b_frag_col) and of the 16 x 8 C tile (c_frag_row, c_frag_col) it holds;
+//     and, for chapter 16, the element of the first 8 rows of the block's
+//     BN columns of C that each consumer warp w's lane holds in d[r]
+//     (c_row(lane, 0, r), c_col(w, lane, r)): each element with its warp;
 //   * the loads: one load instruction reads register r of every lane's
 //     fragment (a float from As or Bs, then rounded to TF32). For each r, the
 //     word each lane reads (a_frag_index, b_frag_index of warp 0's first mma
@@ -44,33 +48,53 @@ using Swizzled = ch14::Swizzled;
 
 // ------------------------------------------------------------------ tiles
 
-/// One element of an mma tile held by one register of one lane.
+/// One element of an mma tile held by one register of one lane (of one
+/// warp, where a tile spans several).
 struct Held {
+  int warp;
   int lane;
   int reg;
   int row;
   int col;
 };
 
-/// One of the three mma tiles, and where its elements live in the warp.
+/// One of chapter 14's three mma tiles, and where its elements live in the
+/// warp; or chapter 16's first 8 rows of C, and where in its consumer warps.
 struct Tile {
-  const char* name;  // "A", "B" or "C"
+  const char* name;  // "A", "B", "C", "C16" or "C16.in-order"
   int rows;
   int cols;
+  int warps;      // whose lanes hold the tile: 1, or chapter 16's consumer warps
   int registers;  // per lane
   const char* what;
-  std::vector<Held> held;  // lane by lane, register by register
+  std::vector<Held> held;  // warp by warp, lane by lane, register by register
 };
 
+/// A tile that `warps` warps hold: element (row(w, lane, r), col(w, lane, r)).
 template <class Row, class Col>
-Tile tile_of(const char* name, int rows, int cols, int registers, const char* what, Row row,
-             Col col) {
-  Tile t{name, rows, cols, registers, what, {}};
-  for (int lane = 0; lane < kWarp; ++lane) {
-    for (int r = 0; r < registers; ++r) t.held.push_back({lane, r, row(lane, r), col(lane, r)});
+Tile tile_of_warps(const char* name, int rows, int cols, int warps, int registers, const char* what,
+                   Row row, Col col) {
+  Tile t{name, rows, cols, warps, registers, what, {}};
+  for (int w = 0; w < warps; ++w) {
+    for (int lane = 0; lane < kWarp; ++lane) {
+      for (int r = 0; r < registers; ++r)
+        t.held.push_back({w, lane, r, row(w, lane, r), col(w, lane, r)});
+    }
   }
   return t;
 }
+
+/// A tile that one warp holds: element (row(lane, r), col(lane, r)).
+template <class Row, class Col>
+Tile tile_of(const char* name, int rows, int cols, int registers, const char* what, Row row,
+             Col col) {
+  return tile_of_warps(
+      name, rows, cols, 1, registers, what, [&](int, int lane, int r) { return row(lane, r); },
+      [&](int, int lane, int r) { return col(lane, r); });
+}
+
+/// Chapter 16's consumer warps: CONSUMERS warpgroups of WARPGROUP / 32.
+constexpr int kConsumerWarps = ch16::CONSUMERS * ch16::WARPGROUP / kWarp;
 
 std::vector<Tile> tiles() {
   using T = Padded;
@@ -81,12 +105,19 @@ std::vector<Tile> tiles() {
               ch14::b_frag_row, ch14::b_frag_col),
       tile_of("C", T::MMA_M, T::MMA_N, 4, "c_frag_row(lane, r), c_frag_col(lane, r)",
               ch14::c_frag_row, ch14::c_frag_col),
-      // Chapter 16: the first 8 rows of a consumer warp's 16 columns of C,
-      // from its wgmma accumulators d[r] (j = 0, consumer warp 0).
-      tile_of(
-          "C16", 8, 16, 4, "chapter 16: c_row(lane, 0, r), c_col(0, lane, r)",
-          [](int lane, int r) { return ch16::c_row(lane, 0, r); },
-          [](int lane, int r) { return ch16::c_col(0, lane, r); }),
+      // Chapter 16: the first 8 rows of the block's BN columns of C, from
+      // each consumer warp w's wgmma accumulators d[r] (j = 0): its columns
+      // spread over its copy box, as the kernel takes them, and in order.
+      tile_of_warps(
+          "C16", 8, ch16::BN, kConsumerWarps, 4,
+          "chapter 16: c_row(lane, 0, r), c_col(w, lane, r), spread",
+          [](int, int lane, int r) { return ch16::c_row(lane, 0, r); },
+          [](int w, int lane, int r) { return ch16::c_col(w, lane, r, true); }),
+      tile_of_warps(
+          "C16.in-order", 8, ch16::BN, kConsumerWarps, 4,
+          "chapter 16: c_row(lane, 0, r), c_col(w, lane, r, false), in order",
+          [](int, int lane, int r) { return ch16::c_row(lane, 0, r); },
+          [](int w, int lane, int r) { return ch16::c_col(w, lane, r, false); }),
   };
 }
 
@@ -179,6 +210,7 @@ ladder::Json tile_json(const Tile& t) {
   ladder::Json held = ladder::Json::array();
   for (const Held& h : t.held) {
     ladder::Json entry = ladder::Json::object();
+    entry.set("warp", h.warp);
     entry.set("lane", h.lane);
     entry.set("register", h.reg);
     entry.set("row", h.row);
@@ -189,6 +221,7 @@ ladder::Json tile_json(const Tile& t) {
   out.set("name", t.name);
   out.set("rows", t.rows);
   out.set("cols", t.cols);
+  out.set("warps", t.warps);
   out.set("registers", t.registers);
   out.set("what", t.what);
   out.set("elements", std::move(held));
@@ -225,18 +258,21 @@ ladder::Json load_json(const Load& load) {
 }
 
 void print_tile(const Tile& t) {
-  std::printf("%s tile, %d x %d: lane:register of each element (%s)\n", t.name, t.rows, t.cols,
-              t.what);
+  const bool warps = t.warps > 1;
+  std::printf("%s tile, %d x %d: %s of each element (%s)\n", t.name, t.rows, t.cols,
+              warps ? "warp.lane:register" : "lane:register", t.what);
   std::vector<std::string> cell(t.rows * t.cols, "?");
   for (const Held& h : t.held) {
-    cell[h.row * t.cols + h.col] = std::to_string(h.lane) + ":" + std::to_string(h.reg);
+    cell[h.row * t.cols + h.col] = (warps ? std::to_string(h.warp) + "." : std::string()) +
+                                   std::to_string(h.lane) + ":" + std::to_string(h.reg);
   }
+  const int width = warps ? 8 : 6;
   std::printf("  row\\col");
-  for (int c = 0; c < t.cols; ++c) std::printf("%6d", c);
+  for (int c = 0; c < t.cols; ++c) std::printf("%*d", width, c);
   std::printf("\n");
   for (int r = 0; r < t.rows; ++r) {
     std::printf("  %7d", r);
-    for (int c = 0; c < t.cols; ++c) std::printf("%6s", cell[r * t.cols + c].c_str());
+    for (int c = 0; c < t.cols; ++c) std::printf("%*s", width, cell[r * t.cols + c].c_str());
     std::printf("\n");
   }
   std::printf("\n");

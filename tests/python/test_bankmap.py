@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,58 @@ def test_access_widths():
         assert report["width_bytes"] == expected, name
     assert by_name["ch10.a-load"]["wavefronts"] == 2
     assert by_name["ch10-swizzled.a-load"]["wavefronts"] == 4
+
+
+# Chapter 16's first load of B^T's fragment (consumer warp 0, step 0,
+# register b[0]): lane (g, t) = (lane / 4, lane % 4) reads row k = t of B's
+# tile at column n. Written out here from tiling.cuh's comments, not its
+# code: in order, n = g (warp 0's columns 0 .. 15); spread, n = 16 (g / 4) +
+# g % 4 (warps 0 and 1 share box 0, warp 0 its columns 0 .. 7 and 16 .. 23).
+# A row of the box is 32 floats; the 128-byte swizzle moves 16-byte piece p
+# of row k to piece p ^ (k % 8). Without it, the four rows put the eight g
+# on banks 0 .. 7, four words each: 4 wavefronts. With it, in order, lanes g
+# read pieces 0 and 1, so pieces p ^ t cover 0 .. 3 twice: 2. Spread, they
+# read pieces 0 and 4, which the XOR keeps apart: 8 pieces, 1.
+CH16_BT_LOADS = {
+    "ch16.bt-load.unswizzled": (False, False, 4),
+    "ch16.bt-load.in-order": (False, True, 2),
+    "ch16.bt-load": (True, True, 1),
+}
+
+
+def ch16_bt_word(lane: int, spread: bool, swizzled: bool) -> int:
+    g, t = divmod(lane, 4)
+    n = 16 * (g // 4) + g % 4 if spread else g
+    piece = n // 4 ^ t % 8 if swizzled else n // 4
+    return 32 * t + 4 * piece + n % 4
+
+
+@built
+def test_chapter16_bt_loads():
+    """The three loads' words are the chapter's layout, and the wavefronts
+    bankmap prints are those its JSON's addresses take (the most distinct
+    words any bank is asked for): the spread load is conflict-free, the
+    in-order one 2-way, the one without the swizzle 4-way."""
+    names = [line.split()[0] for line in bankmap("--list").stdout.splitlines()]
+    assert [name for name in names if name.startswith("ch16.")] == list(CH16_BT_LOADS)
+    by_name = reports(*CH16_BT_LOADS)
+    counted = {}
+    for name, (spread, swizzled, wavefronts) in CH16_BT_LOADS.items():
+        report = by_name[name]
+        assert report["width_bytes"] == 4 and report["ideal_wavefronts"] == 1, name
+        words = [int(lane["address"]) // 4 for lane in report["lanes"]]
+        assert words == [ch16_bt_word(lane, spread, swizzled) for lane in range(32)], name
+        assert [lane["bank"] for lane in report["lanes"]] == [w % 32 for w in words], name
+        busiest = max(Counter(word % 32 for word in set(words)).values())
+        assert busiest == report["wavefronts"] == wavefronts, name
+        counted[name] = report["wavefronts"]
+    assert counted["ch16.bt-load"] < counted["ch16.bt-load.in-order"] < counted[
+        "ch16.bt-load.unswizzled"]
+    # The three read the same rows; spread, the warp's columns are other ones.
+    in_order, spread = by_name["ch16.bt-load.in-order"], by_name["ch16.bt-load"]
+    assert {int(lane["address"]) // 4 // 32 for lane in in_order["lanes"]} == {0, 1, 2, 3}
+    assert {int(lane["address"]) // 4 // 32 for lane in spread["lanes"]} == {0, 1, 2, 3}
+    assert by_name["ch16.bt-load"]["what"] != by_name["ch16.bt-load.in-order"]["what"]
 
 
 # Stride 2 floats: lane i in bank 2i % 32, lanes i and i + 16 collide -> 2-way.

@@ -158,6 +158,22 @@ def test_the_bank_grid_of_wide_accesses(names, mode):
     assert check_bankgrid("wide", reports, titles, mode) == []
 
 
+# Chapter 16's load of B^T's fragment, the three ways bankmap computes it:
+# drawn as its page draws them, whichever of them the page names.
+CH16_BT_LOADS = ["ch16.bt-load.unswizzled", "ch16.bt-load.in-order", "ch16.bt-load"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_bank_grids_of_chapter16s_bt_loads(mode):
+    tool = bankmap_tool()
+    reports = [run_bankmap(tool, name) for name in CH16_BT_LOADS]
+    assert [report["wavefronts"] for report in reports] == [4, 2, 1]
+    titles = ["without a swizzle", "columns in order", "columns spread"]
+    assert check_bankgrid("ch16", reports, titles, mode) == []
+    assert [bankgrid.bank_grid(r, t).rows for r, t in zip(reports, titles, strict=True)] == [
+        4, 2, 1]
+
+
 def test_the_transpose_reads_take_32_and_1_wavefronts():
     """Counted here from the lanes' addresses (the most distinct words any
     bank is asked for), then checked against the model and the grid."""

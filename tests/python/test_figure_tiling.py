@@ -32,7 +32,31 @@ import pytest
 from matplotlib.patches import ConnectionPatch
 
 from ladder_tools.analysis.binaries import describe
+from ladder_tools.analysis.fragmap import run_fragmap, tile
 from ladder_tools.figures import style, tiling
+
+
+def chapter16_column(c: dict, warp: int, g: int, half: int) -> int:
+    """The column of C (of B) that lane group g of consumer warp ``warp``
+    (0 to 7) holds in its accumulators d[r] with r / 2 = ``half``, written
+    out from the [c-map] comment of chapters/16-wgmma/tiling.cuh, not from
+    c_col(): in order (SPREAD 0), 16w + g + 8 half; spread, warps 2i and
+    2i + 1 share copy box i of BOX_COLUMNS columns, lane g of warp w taking
+    c = 32 (w / 2) + 8 (w % 2) + 16 (g / 4) + g % 4 and c + 4."""
+    if not c.get("SPREAD", 1):
+        return 16 * warp + g + 8 * half
+    return c["BOX_COLUMNS"] * (warp // 2) + 8 * (warp % 2) + 16 * (g // 4) + g % 4 + 4 * half
+
+
+def chapter16_columns(c: dict, warp: int) -> list[int]:
+    """Every column of consumer warp ``warp``, in order."""
+    return sorted({chapter16_column(c, warp, g, half) for g in range(8) for half in (0, 1)})
+
+
+def columns_of(rectangles) -> list[int]:
+    """The columns a set of Rectangles covers, in order, each once."""
+    return sorted({col for p in rectangles
+                   for col in range(round(p.get_x()), round(p.get_x() + p.get_width()))})
 
 
 def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
@@ -65,20 +89,42 @@ def check_tiling_figure(name: str, c: dict, figure, renderer, mode: str,
         # is lane 9 of the second consumer warp. The PTX ISA's layout of a
         # wgmma.m64nNk8 accumulator D: warp w of the warpgroup holds rows
         # 16w + g and 16w + g + 8 of D, columns 8j + 2t and 8j + 2t + 1. The
-        # kernel's D is C^T, so in C that is columns and rows swapped.
+        # kernel's D is C^T, so in C that is columns and rows swapped; which
+        # column of C (of B) row g (+ 8) of the warp's D is, the chapter
+        # chooses (chapter16_column(): spread, or in order where SPREAD is 0).
         warps_per_group = c["WARPGROUP"] // 32
-        idle = threads // 32 - c["CONSUMERS"] * warps_per_group
+        consumer_warps = c["CONSUMERS"] * warps_per_group
+        idle = threads // 32 - consumer_warps
         tid = (idle + 1) * 32 + 9
         consumer_warp, lane = divmod(tid - idle * 32, 32)
-        consumer, warp = divmod(consumer_warp, warps_per_group)
         g, t = divmod(lane, 4)
-        wn = bn // (c["CONSUMERS"] * warps_per_group)
-        tiles = patches(figure, "warp-tile")
-        if len(tiles) != c["CONSUMERS"] * warps_per_group:
-            problems.append(f"{len(tiles)} warp columns, not one per consumer warp")
-        problems += [f"a warp column is {size(w)}, not {bm} x {wn}"
-                     for w in tiles if size(w) != (bm, wn)]
-        expected = sorted((8 * j + 2 * t + r, 64 * consumer + 16 * warp + g + 8 * h)
+        if patches(figure, "warp-tile"):
+            problems.append("chapter 16's warps are drawn as warp tiles, not columns")
+        block_names = [x for x in block.texts if re.fullmatch(r"warp \d+", x.get_text())]
+        for w in range(consumer_warps):
+            stripes = patches(figure, f"warp-columns-{idle + w}")
+            if columns_of(stripes) != chapter16_columns(c, w):
+                problems.append(f"warp {idle + w}'s columns are drawn at {columns_of(stripes)}, "
+                                f"the chapter puts them at {chapter16_columns(c, w)}")
+            problems += [f"a stripe of warp {idle + w} is {size(p)} at {corner(p)}, not all "
+                         f"{bm} rows" for p in stripes if size(p)[0] != bm or corner(p)[0] != 0]
+            named = [x for x in block_names if x.get_text() == f"warp {idle + w}"]
+            if len(named) != len(stripes):
+                problems.append(f"warp {idle + w} is named {len(named)} times, in "
+                                f"{len(stripes)} stripes")
+        # The zoom: the marked warp's columns and those of the warps it shares
+        # them with (spread: its copy box; in order: its own 16), shaded where
+        # they are its own.
+        mine = chapter16_columns(c, consumer_warp)
+        width = c["BOX_COLUMNS"] if c.get("SPREAD", 1) else len(mine)
+        zoom = panel(figure, "warp-panel")
+        if sorted(zoom.get_xlim()) != [0, width]:
+            problems.append(f"the zoom spans columns {zoom.get_xlim()}, not {width}")
+        left = mine[0] // width * width
+        shaded = [left + col for col in columns_of(patches(figure, "warp-zoom"))]
+        if shaded != mine:
+            problems.append(f"the zoom shades columns {shaded}, the marked warp's are {mine}")
+        expected = sorted((8 * j + 2 * t + r, chapter16_column(c, consumer_warp, g, h))
                           for j in range(bm // 8) for r in (0, 1) for h in (0, 1))
         in_block = sorted(corner(p) for p in patches(figure, "thread-in-block"))
         if in_block != expected:
@@ -226,6 +272,81 @@ def test_no_zoom_line_or_thread_cell_crosses_a_warp_name(slug, binary, mode):
             assert crossings > 0
     finally:
         plt.close(figure)
+
+
+#: Chapter 16's and 17's wgmma tilings: the columns spread, and the variant
+#: that keeps them in order.
+WGMMA_SLUGS = ["16-wgmma", "16-wgmma-wide-in-order", "17-3xtf32-wgmma"]
+
+
+def wgmma_variant(slug: str) -> dict:
+    """The --describe constants of a chapter 16 or 17 variant (skips the
+    test when its binary or fragmap is not built)."""
+    binary = BUILD / "bin" / ("16-wgmma" if slug.startswith("16-") else "17-3xtf32-wgmma")
+    for needed in (binary, BUILD / "bin" / "fragmap"):
+        if not needed.is_file():
+            pytest.skip(f"{needed} is not built")
+    [variant] = [v for v in describe(binary)["variants"] if v["slug"] == slug]
+    return variant["constants"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("slug", WGMMA_SLUGS)
+def test_the_wgmma_figure_draws_fragmaps_columns(slug, mode):
+    """Each consumer warp's stripes are the columns that build/bin/fragmap
+    (the chapter's own c_col(), tile "C16", or "C16.in-order" where SPREAD is
+    0) gives the warp, and the marked thread's cells its lane's elements,
+    repeated down the tile; spread, each warp's 16 columns are two stripes
+    of 8 in its copy box, in order one of 16. The whole figure is checked
+    too (check_tiling_figure()), against the chapter's comment."""
+    c = wgmma_variant(slug)
+    report = run_fragmap(BUILD / "bin" / "fragmap")
+    found = tile(report, "C16" if c["SPREAD"] else "C16.in-order")
+    consumer_warps = c["CONSUMERS"] * c["WARPGROUP"] // 32
+    assert found["warps"] == consumer_warps and (found["rows"], found["cols"]) == (8, c["BN"])
+    tiling_found, _ = tiling.chapter_tiling(ROOT, BUILD, slug)
+    idle = tiling_found.idle_warps
+    figure, renderer = drawn(lambda: tiling.tiling_figure(tiling_found, mode))
+    try:
+        for w in range(consumer_warps):
+            from_fragmap = sorted({e["col"] for e in found["elements"] if e["warp"] == w})
+            stripes = patches(figure, f"warp-columns-{idle + w}")
+            assert columns_of(stripes) == from_fragmap, f"warp {idle + w}"
+            # Spread: two stripes of 8 in the warp's copy box, the other
+            # warp's two between and beside them.
+            assert [(round(p.get_x()), round(p.get_width())) for p in stripes] == (
+                [(from_fragmap[0], 8), (from_fragmap[0] + 16, 8)] if c["SPREAD"]
+                else [(16 * w, 16)]), f"warp {idle + w}"
+        cells = sorted(corner(p) for p in patches(figure, "thread-in-block"))
+        lane9 = [(e["row"], e["col"]) for e in found["elements"]
+                 if e["warp"] == 1 and e["lane"] == 9]
+        assert cells == sorted((8 * j + row, col) for j in range(c["BM"] // 8)
+                               for row, col in lane9)
+        problems = check_tiling_figure(slug, c, figure, renderer, mode)
+        assert not problems, "\n".join(problems)
+    finally:
+        plt.close(figure)
+
+
+def test_the_wgmma_columns_spread_and_in_order_differ():
+    """fragmap's two maps of chapter 16's columns: the same warps' columns
+    in order and spread, different ones; spread, warp 0 holds c_col's
+    spread set (written out in chapter16_column()), in order 0 to 15."""
+    c = wgmma_variant("16-wgmma")
+    report = run_fragmap(BUILD / "bin" / "fragmap")
+    spread, in_order = tile(report, "C16"), tile(report, "C16.in-order")
+    by_warp = {name: {w: sorted({e["col"] for e in t["elements"] if e["warp"] == w})
+                      for w in range(t["warps"])}
+               for name, t in (("spread", spread), ("in order", in_order))}
+    assert by_warp["spread"][0] == chapter16_columns(c, 0) == [*range(8), *range(16, 24)]
+    assert by_warp["in order"][0] == list(range(16))
+    for w in range(spread["warps"]):
+        assert by_warp["in order"][w] == list(range(16 * w, 16 * w + 16))
+        assert by_warp["spread"][w] == chapter16_columns(c, w)
+    # Every element of the first 8 rows, once, either way.
+    for t in (spread, in_order):
+        assert sorted((e["row"], e["col"]) for e in t["elements"]) == [
+            (r, col) for r in range(8) for col in range(c["BN"])]
 
 
 def test_every_chapter_has_a_tiling_figure():

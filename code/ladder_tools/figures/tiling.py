@@ -14,10 +14,14 @@ follows from which constants the chapter has:
   holds the elements of C that its accumulators hold: which, the chapter's
   own c_frag_row and c_frag_col say, through build/bin/fragmap;
 - WARPGROUP and CONSUMERS (Hopper's wgmma, chapter 16): the block tile in
-  the consumer warps' columns (the producer's warps own none of C); one
-  consumer warp's first 16 rows magnified, in the 8 x 16 pieces its
-  accumulators repeat in, each lane's elements as the chapter's c_row and
-  c_col put them (build/bin/fragmap's tile "C16");
+  the consumer warps' columns (the producer's warps own none of C), each
+  warp's columns where the chapter's c_col puts them (build/bin/fragmap's
+  tile "C16", or "C16.in-order" where the constants say SPREAD 0): spread,
+  warps 2i and 2i + 1 share a copy box in stripes; in order, each warp's 16
+  columns side by side. The columns the marked warp shares with the warps
+  beside it (its copy box, or its own 16) magnified for their first 16 rows,
+  in the 8-row pieces its accumulators repeat in, each lane's elements as
+  c_row and c_col put them;
 - BM, BN and TM (TN, or 1): the block tile in the threads' TM x TN results,
   the warps (32 consecutive threads) outlined;
 - BLOCK only: one element per thread, and the way a warp's 32 lanes walk C:
@@ -71,6 +75,8 @@ class TilingError(ValueError):
 Rect = tuple[int, int, int, int]  # first row, first column, rows, columns
 #: Each lane's (row, column) elements of an mma tile of C (c_fragment()).
 Fragment = Sequence[Sequence[tuple[int, int]]]
+#: A run of neighbouring columns: first column, columns.
+Run = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,10 @@ class Tiling:
     #: accumulators rather than mma.sync tiles.
     idle_warps: int = 0
     wgmma: bool = False
+    #: wgmma: for each warp that computes C, each lane's (row, column)
+    #: elements of the block tile's first mma[0] rows, which its
+    #: accumulators repeat down the tile (fragment is the marked warp's).
+    warp_fragments: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] | None = None
 
     @property
     def warps(self) -> int:
@@ -131,7 +141,16 @@ class Tiling:
     def owned(self, tid: int) -> list[Rect]:
         """The rectangles of the block tile that thread ``tid`` computes, by
         the kernel's thread map (thread_row / thread_col, lane_row /
-        lane_col)."""
+        lane_col) (chapter 16: c_row and c_col, through warp_fragments)."""
+        if self.wgmma:
+            assert self.warp_fragments is not None and self.mma is not None
+            warp, lane = divmod(tid, self.warp_size)
+            warp -= self.idle_warps
+            if warp < 0:
+                return []
+            return [(i * self.mma[0] + row, col, rows, cols)
+                    for i in range(self.bm // self.mma[0])
+                    for row, col, rows, cols in _runs(self.warp_fragments[warp][lane])]
         if self.mma is not None:
             # A tensor-core tiling has its warp tile and its lanes' fragment.
             assert self.warp_tile is not None and self.fragment is not None
@@ -166,6 +185,44 @@ class Tiling:
         top, left = min(r[0] for r in rects), min(r[1] for r in rects)
         bottom, right = max(r[0] + r[2] for r in rects), max(r[1] + r[3] for r in rects)
         return top, left, bottom - top, right - left
+
+    def warp_columns(self, warp: int) -> list[Run]:
+        """The runs of neighbouring columns that warp ``warp``'s threads'
+        results fill (all of them, for all BM rows, on a wgmma tiling)."""
+        columns = sorted({c for lane in range(self.warp_size)
+                          for _, col, _, cols in self.owned(warp * self.warp_size + lane)
+                          for c in range(col, col + cols)})
+        runs: list[Run] = []
+        for c in columns:
+            if runs and sum(runs[-1]) == c:
+                runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+            else:
+                runs.append((c, 1))
+        return runs
+
+    def zoom_columns(self) -> Run:
+        """The columns magnified on a wgmma tiling: the fewest neighbouring
+        columns that hold the marked warp's and are whole warps' columns (its
+        own 16 in order; spread, the copy box it shares with its partner)."""
+        runs = {warp: self.warp_columns(warp) for warp in self.computing_warps}
+        first = min(c for c, _ in runs[self.marked_warp])
+        end = max(c + n for c, n in runs[self.marked_warp])
+        grown = True
+        while grown:
+            grown = False
+            for warp_runs in runs.values():
+                lo, hi = min(c for c, _ in warp_runs), max(c + n for c, n in warp_runs)
+                if lo < end and hi > first and (lo < first or hi > end):
+                    first, end, grown = min(first, lo), max(end, hi), True
+        return first, end - first
+
+    def zoomed_runs(self) -> list[tuple[int, Run]]:
+        """(warp, run) of each warp's columns inside zoom_columns(), left to
+        right."""
+        first, width = self.zoom_columns()
+        return sorted(((warp, run) for warp in self.computing_warps
+                       for run in self.warp_columns(warp)
+                       if first <= run[0] < first + width), key=lambda found: found[1])
 
     def check(self) -> None:
         """Every element of the block tile is computed by exactly one thread,
@@ -228,11 +285,14 @@ def needs_walk(constants: dict) -> bool:
 
 
 def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = None,
-              walk: str | None = None, fragment: Fragment | None = None) -> Tiling:
+              walk: str | None = None, fragment: Fragment | None = None,
+              warp_fragments: Sequence[Fragment] | None = None) -> Tiling:
     """The Tiling that a chapter's --describe constants describe (``walk``,
     lane_walk()'s "row" or "column", is needed only where needs_walk();
     ``fragment``, each lane's elements of an mma tile of C, only for a
-    chapter with MMA_M and MMA_N)."""
+    chapter with MMA_M and MMA_N; ``warp_fragments``, each consumer warp's
+    lanes' elements of the block tile's first rows, only for one with
+    WARPGROUP and CONSUMERS)."""
     c = constants
     if "BM" in c and "BN" in c:
         bm, bn, names = c["BM"], c["BN"], ("BM", "BN")
@@ -248,7 +308,7 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
         raise TilingError(f"{chapter}: no NUM_THREADS and no threads per block")
     warp_size = c.get("WARP_SIZE", 32)
     if "WARPGROUP" in c and "CONSUMERS" in c:
-        return _wgmma_tiling(chapter, c, bm, bn, names, threads, warp_size, fragment)
+        return _wgmma_tiling(chapter, c, bm, bn, names, threads, warp_size, warp_fragments)
     if "MMA_M" in c and "MMA_N" in c and "WM" in c and "WN" in c:
         if fragment is None or len(fragment) != warp_size:
             raise TilingError(f"{chapter}: an mma tiling needs each lane's elements of C")
@@ -278,24 +338,34 @@ def tiling_of(chapter: str, constants: dict, threads_per_block: int | None = Non
 
 
 def _wgmma_tiling(chapter: str, c: dict, bm: int, bn: int, names: tuple[str, str],
-                  threads: int, warp_size: int, fragment: Fragment | None) -> Tiling:
-    """Chapter 16's tiling: the consumer warps side by side across the block
-    tile, each owning bn / (consumer warps) columns for all bm rows, in the
-    pieces that ``fragment`` (each lane's elements of one piece) gives."""
-    if fragment is None or len(fragment) != warp_size:
-        raise TilingError(f"{chapter}: a wgmma tiling needs each lane's accumulator elements")
+                  threads: int, warp_size: int,
+                  warp_fragments: Sequence[Fragment] | None) -> Tiling:
+    """Chapter 16's tiling: the consumer warps across the block tile, each
+    owning bn / (consumer warps) columns for all bm rows, wherever
+    ``warp_fragments`` (each consumer warp's lanes' elements of the tile's
+    first rows, in the block's columns) puts them; those rows are the piece
+    that the accumulators repeat down the tile."""
     consumer_warps = c["CONSUMERS"] * c["WARPGROUP"] // warp_size
-    piece = (max(r for lane in fragment for r, _ in lane) + 1,
-             max(col for lane in fragment for _, col in lane) + 1)
+    if (warp_fragments is None or len(warp_fragments) != consumer_warps
+            or any(len(lanes) != warp_size for lanes in warp_fragments)):
+        raise TilingError(f"{chapter}: a wgmma tiling needs each consumer warp's lanes' "
+                          "accumulator elements")
     wn = bn // consumer_warps
-    shapes = {(rows, cols) for lane in fragment for _, _, rows, cols in _runs(lane)}
-    if len(shapes) != 1 or wn != piece[1] or bm % piece[0]:
-        raise TilingError(f"{chapter}: the accumulator pieces do not tile {bm} x {wn}")
+    rows = max(r for lanes in warp_fragments for lane in lanes for r, _ in lane) + 1
+    shapes = {(m, n) for lanes in warp_fragments for lane in lanes
+              for _, _, m, n in _runs(lane)}
+    if (len(shapes) != 1 or bm % rows
+            or any(len({col for lane in lanes for _, col in lane}) != wn
+                   for lanes in warp_fragments)):
+        raise TilingError(f"{chapter}: the accumulator pieces do not give each consumer "
+                          f"warp {wn} columns of {bm} rows")
     (tm, tn), = shapes
+    idle = threads // warp_size - consumer_warps
+    fragments = tuple(tuple(tuple(lane) for lane in lanes) for lanes in warp_fragments)
     tiling = Tiling(chapter, bm, bn, tm, tn, threads, names, warp_size,
-                    (bm, wn, bm // piece[0], 1), "row", dict(c), piece,
-                    tuple(tuple(lane) for lane in fragment),
-                    idle_warps=threads // warp_size - consumer_warps, wgmma=True)
+                    (bm, wn, bm // rows, 1), "row", dict(c), (rows, wn),
+                    fragments[MARKED_WARP], idle_warps=idle, wgmma=True,
+                    warp_fragments=fragments)
     tiling.check()
     return tiling
 
@@ -306,31 +376,45 @@ def chapter_tiling(repo_root: Path, build: Path, slug: str) -> tuple[Tiling, lis
     the kernel's sources), for a directive to track."""
     path, variant = find_variant(repo_root, build, slug)
     sources = [Path(repo_root) / name for name in describe(path).get("sources") or []]
-    fragment, walk, read = None, None, [path, *sources]
+    fragment, fragments, walk, read = None, None, None, [path, *sources]
     if needs_walk(variant["constants"]):
         tool = require_binary(build, "warpmap")
         walk = chapter_walk(tool, slug)
         read.append(tool)
     if "MMA_M" in variant["constants"] or "WARPGROUP" in variant["constants"]:
         tool = require_binary(build, "fragmap")
-        name = "C16" if "WARPGROUP" in variant["constants"] else "C"
-        fragment = c_fragment(run_fragmap(tool), name)
+        if "WARPGROUP" in variant["constants"]:
+            # The columns as the variant's c_col() takes them: spread or in order.
+            name = "C16" if variant["constants"].get("SPREAD", 1) else "C16.in-order"
+            fragments = c_fragments(run_fragmap(tool), name)
+        else:
+            fragment = c_fragment(run_fragmap(tool), "C")
         read.append(tool)
     try:
         tiling = tiling_of(slug, variant["constants"],
                            (variant.get("kernel") or {}).get("threads_per_block"), walk,
-                           fragment)
+                           fragment, fragments)
     except TilingError as error:
         raise AnalysisError(str(error)) from error
     return tiling, read
 
 
+def c_fragments(report: dict, name: str) -> list[list[list[tuple[int, int]]]]:
+    """Each warp's lanes' elements of the tile ``name`` of a fragmap report:
+    chapter 14's "C" (one warp), or chapter 16's "C16" or "C16.in-order",
+    the block tile's first rows in each consumer warp's accumulators."""
+    found = tile(report, name)
+    warps: list[list[list[tuple[int, int]]]] = [
+        [[] for _ in range(32)] for _ in range(found.get("warps", 1))]
+    for element in found["elements"]:
+        warps[element.get("warp", 0)][element["lane"]].append((element["row"], element["col"]))
+    return warps
+
+
 def c_fragment(report: dict, name: str = "C") -> list[list[tuple[int, int]]]:
-    """Each lane's elements of the C tile (chapter 14's, or "C16", chapter
-    16's piece of its accumulators), from a fragmap report."""
-    lanes: list[list[tuple[int, int]]] = [[] for _ in range(32)]
-    for element in tile(report, name)["elements"]:
-        lanes[element["lane"]].append((element["row"], element["col"]))
+    """Each lane's elements of a one-warp C tile (chapter 14's), from a
+    fragmap report."""
+    [lanes] = c_fragments(report, name)
     return lanes
 
 
@@ -359,7 +443,8 @@ def thread_words(t: Tiling) -> str:
 
 def mma_words(t: Tiling) -> str:
     """What the marked lane holds of each mma tile: 'lane 9 holds rows 2 and
-    10, columns 2-3, of each' (chapter 16: 'rows 2-3, columns 2 and 10')."""
+    10, columns 2-3, of each' (chapter 16, in the block's columns: 'rows 2
+    and 3, columns 10 and 14')."""
     assert t.fragment is not None
     pieces = _runs(t.fragment[MARKED_LANE])
 
@@ -394,11 +479,27 @@ def alt_text(t: Tiling) -> str:
         assert t.warp_tile is not None and t.mma is not None
         wm, wn, mi, _ = t.warp_tile
         consumers = len(t.computing_warps)
-        words += (f", split into {consumers} columns of {wm} {TIMES} {wn}, one per consumer "
-                  f"warp (warps {t.idle_warps} to {t.warps - 1}; warps 0 to {t.idle_warps - 1} "
-                  f"produce and own none of C). Warp {t.marked_warp}'s first "
-                  f"{2 * t.mma[0]} rows, magnified, are pieces of {t.mma[0]} {TIMES} {t.mma[1]} "
-                  f"that its wgmma accumulators repeat in, {mi} down its column; "
+        zoomed = t.zoomed_runs()
+        if len(zoomed) == 1:
+            words += (f", split into {consumers} columns of {wm} {TIMES} {wn}, one per "
+                      f"consumer warp (warps {t.idle_warps} to {t.warps - 1}; warps 0 to "
+                      f"{t.idle_warps - 1} produce and own none of C). Warp {t.marked_warp}'s "
+                      f"first {2 * t.mma[0]} rows, magnified, are pieces of {t.mma[0]} {TIMES} "
+                      f"{t.mma[1]} that its wgmma accumulators repeat in, {mi} down its column; "
+                      f"{mma_words(t)}.")
+            return words
+        stripes = _and([str(n) for n in sorted({n for warp in t.computing_warps
+                                                for _, n in t.warp_columns(warp)})])
+        mine = _and([f"{c}\u2013{c + n - 1}" for c, n in t.warp_columns(t.marked_warp)])
+        first, width = t.zoom_columns()
+        sharing = _and([str(w) for w in sorted({w for w, _ in zoomed})])
+        words += (f", split among {consumers} consumer warps (warps {t.idle_warps} to "
+                  f"{t.warps - 1}; warps 0 to {t.idle_warps - 1} produce and own none of C), "
+                  f"each owning {wn} columns of all {wm} rows, in stripes of {stripes} "
+                  f"columns: warp {t.marked_warp} owns columns {mine}. Columns {first} to "
+                  f"{first + width - 1}, which warps {sharing} share, are magnified for their "
+                  f"first {2 * t.mma[0]} rows: warp {t.marked_warp}'s pieces of {t.mma[0]} "
+                  f"rows, which its wgmma accumulators repeat in, {mi} down its stripes; "
                   f"{mma_words(t)}.")
         return words
     if t.mma is not None:
@@ -459,11 +560,14 @@ def _frame(axes: Axes, rows: int, cols: int) -> None:
     axes.set_axis_off()
 
 
-def _sides(axes: Axes, theme: dict, rows: int, cols: int, row_name: str, col_name: str) -> None:
-    """'BN = 128' over the top edge, 'BM = 64' up the left edge."""
-    axes.annotate(f"{col_name} = {cols}", xy=(cols / 2, 0), xytext=(0, 4),
-                  textcoords="offset points", ha="center", va="bottom", fontsize=TEXT,
-                  color=theme["ink"], annotation_clip=False)
+def _sides(axes: Axes, theme: dict, rows: int, cols: int, row_name: str,
+           col_name: str | None) -> None:
+    """'BN = 128' over the top edge (unless col_name is None), 'BM = 64' up
+    the left edge."""
+    if col_name is not None:
+        axes.annotate(f"{col_name} = {cols}", xy=(cols / 2, 0), xytext=(0, 4),
+                      textcoords="offset points", ha="center", va="bottom", fontsize=TEXT,
+                      color=theme["ink"], annotation_clip=False)
     axes.annotate(f"{row_name} = {rows}", xy=(0, rows / 2), xytext=(-4, 0),
                   textcoords="offset points", ha="right", va="center", rotation=90,
                   fontsize=TEXT, color=theme["ink"], annotation_clip=False)
@@ -479,6 +583,24 @@ def _words_below(figure: MplFigure, axes: Axes, y: float, text: str, ink: str) -
 def _lines(text: str) -> int:
     return text.count("\n") + 1
 
+
+def _stripe_names(axes: Axes, theme: dict, runs: Sequence[tuple[int, Run]], left: int,
+                  marked: int) -> None:
+    """'warp 4' over each of a wgmma zoom's stripes, the marked warp's bold."""
+    for warp, (col, cols) in runs:
+        axes.annotate(f"warp {warp}", xy=(col - left + cols / 2, 0), xytext=(0, 4),
+                      textcoords="offset points", ha="center", va="bottom", fontsize=TEXT,
+                      color=theme["ink"], fontweight="bold" if warp == marked else "normal",
+                      annotation_clip=False, gid=f"zoom-warp-{warp}")
+
+
+def _and(words: Sequence[str]) -> str:
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]
+
+
+#: The least width, in points, of a stripe of a warp's columns that carries
+#: the warp's name up it (the name's text and its patch of the page).
+NAME_POINTS = 20
 
 #: Heights in inches of the figure's parts.
 LINE = 0.26
@@ -502,28 +624,50 @@ def tiling_figure(t: Tiling, mode: str) -> MplFigure:
         return FIGURE_WIDTH * (0.92 if cols >= 2 * rows else 0.66)
 
     block_w = width_of(t.bm, t.bn)
+    if t.wgmma:
+        # Each stripe of a warp's columns carries the warp's name up it: the
+        # block is drawn wide enough for a name to fit the narrowest stripe.
+        narrowest = min(n for warp in t.computing_warps for _, n in t.warp_columns(warp))
+        if block_w * 72 * narrowest / t.bn < NAME_POINTS:
+            block_w = FIGURE_WIDTH * 0.92
     panels = [("block", block_w, block_w * t.bm / t.bn)]
     block_title = f"The {block_words(t)}:\n"
     if warp_tiled:
         assert t.warp_tile is not None
         wm, wn, wmiter, wniter = t.warp_tile
         sub_m, sub_n = wm // wmiter, wn // wniter
-        # Chapter 16's warp tile is a tall column: the zoom shows its top.
+        # Chapter 16's warp tile is a tall column: the zoom shows its top,
+        # and the columns it shares with the warps beside it (zoom_columns()).
         shown_m = min(wm, 2 * sub_m) if t.wgmma else wm
-        if t.wgmma:
+        zoom_left, zoom_n = t.zoom_columns() if t.wgmma else (0, wn)
+        zoomed = t.zoomed_runs() if t.wgmma else []
+        stripes = ({n for warp in t.computing_warps for _, n in t.warp_columns(warp)}
+                   if t.wgmma else set())
+        if t.wgmma and stripes != {wn}:
+            block_title += (f"{len(t.computing_warps)} consumer warps' {wn} columns, in "
+                            f"stripes of {_and([str(n) for n in sorted(stripes)])}")
+        elif t.wgmma:
             block_title += (f"{len(t.computing_warps)} consumer warps' columns of "
                             f"{wm} {TIMES} {wn}")
         else:
             block_title += (f"{t.bm // wm} {TIMES} {t.bn // wn} warp tiles of WM {TIMES} WN = "
                             f"{wm} {TIMES} {wn}")
         below_block = None
-        zoom_w = width_of(shown_m, wn)
-        panels.append(("warp", zoom_w, zoom_w * shown_m / wn))
+        zoom_w = width_of(shown_m, zoom_n)
+        panels.append(("warp", zoom_w, zoom_w * shown_m / zoom_n))
         if t.wgmma:
             assert t.fragment is not None
-            below_zoom = (f"Warp {t.marked_warp}'s first {shown_m} rows, magnified:\n"
-                          f"pieces of {sub_m} {TIMES} {sub_n}, {wmiter} down its column;\n"
-                          f"{mma_words(t)}")
+            if len(zoomed) > 1:
+                # Spread: the columns the marked warp shares, in stripes.
+                sharing = _and([str(w) for w in sorted({w for w, _ in zoomed})])
+                below_zoom = (f"Columns {zoom_left}\u2013{zoom_left + zoom_n - 1} (warps "
+                              f"{sharing}), first {shown_m} rows, magnified:\n"
+                              f"warp {t.marked_warp}'s pieces of {sub_m} rows, {wmiter} down "
+                              f"its stripes;\n{mma_words(t)}")
+            else:
+                below_zoom = (f"Warp {t.marked_warp}'s first {shown_m} rows, magnified:\n"
+                              f"pieces of {sub_m} {TIMES} {sub_n}, {wmiter} down its column;\n"
+                              f"{mma_words(t)}")
             thread_label = (f"thread {tid} (lane {MARKED_LANE}): "
                             f"{len(t.fragment[MARKED_LANE])} elements\nin each of the "
                             f"{wmiter} pieces")
@@ -576,21 +720,36 @@ def tiling_figure(t: Tiling, mode: str) -> MplFigure:
         y += panels[0][2]
         if warp_tiled:
             for warp in t.computing_warps:
-                r = t.warp_rect(warp)
                 marked = warp == t.marked_warp
-                _rect(block, r, "warp-tile", fc=WARP_COLOUR if marked else "none",
-                      alpha=0.45 if marked else 1, ec="none" if marked else ink,
-                      lw=0 if marked else 1.2)
-                # Chapter 16's warps own narrow columns: their names run up them.
-                # Each name sits on a patch of the page's colour, above the
-                # zoom lines and the thread's cells, so that none crosses it.
-                block.text(r[1] + r[3] / 2, r[0] + r[2] * (0.5 if t.wgmma else 0.72),
-                           f"warp {warp}", ha="center", va="center", fontsize=TEXT, color=ink,
-                           rotation=90 if t.wgmma else 0,
-                           fontweight="bold" if marked else "normal", zorder=4,
-                           bbox=dict(boxstyle="square,pad=0.15", fc=theme["page"], ec="none"),
-                           gid=f"warp-label-{warp}")
-            _grid(block, 0, 0, t.bm, t.bn, wm, wn, ink, 1.2, "warp-lines")
+                # Chapter 16's warps own stripes of columns, each named.
+                owned = ([(0, col, t.bm, cols) for col, cols in t.warp_columns(warp)]
+                         if t.wgmma else [t.warp_rect(warp)])
+                for r in owned:
+                    _rect(block, r, f"warp-columns-{warp}" if t.wgmma else "warp-tile",
+                          fc=WARP_COLOUR if marked else "none", alpha=0.45 if marked else 1,
+                          ec="none" if marked else ink, lw=0 if marked else 1.2)
+                    # Chapter 16's warps own narrow columns: their names run up
+                    # them. Each name sits on a patch of the page's colour,
+                    # above the zoom lines and the thread's cells, so that none
+                    # crosses it.
+                    block.text(r[1] + r[3] / 2, r[0] + r[2] * (0.5 if t.wgmma else 0.72),
+                               f"warp {warp}", ha="center", va="center", fontsize=TEXT,
+                               color=ink, rotation=90 if t.wgmma else 0,
+                               fontweight="bold" if marked else "normal", zorder=4,
+                               bbox=dict(boxstyle="square,pad=0.15", fc=theme["page"],
+                                         ec="none"),
+                               gid=f"warp-label-{warp}")
+            if t.wgmma:
+                # The stripes' edges, the marked warp's too, and the block's.
+                cuts = sorted({col for warp in t.computing_warps
+                               for col, _ in t.warp_columns(warp)} | {t.bn})
+                lines = [[(col, 0), (col, t.bm)] for col in cuts]
+                lines += [[(0, row), (t.bn, row)] for row in (0, t.bm)]
+                collection = LineCollection(lines, colors=ink, linewidths=1.2)
+                collection.set_gid("warp-lines")
+                block.add_collection(collection)
+            else:
+                _grid(block, 0, 0, t.bm, t.bn, wm, wn, ink, 1.2, "warp-lines")
             for r in mine:
                 _rect(block, r, "thread-in-block", fc=THREAD_COLOUR, ec="none")
         else:
@@ -624,17 +783,28 @@ def tiling_figure(t: Tiling, mode: str) -> MplFigure:
             y += 0.75
             zoom = add_panel(y, zoom_w, panels[1][2], "warp-panel")
             top, left, _, _ = t.warp_rect(t.marked_warp)
-            _rect(zoom, (0, 0, shown_m, wn), "warp-zoom", fc=WARP_COLOUR, alpha=0.25, ec="none")
             if t.wgmma:
+                top, left = 0, zoom_left
+                for warp, (col, cols) in zoomed:
+                    if warp == t.marked_warp:
+                        _rect(zoom, (0, col - left, shown_m, cols), "warp-zoom", fc=WARP_COLOUR,
+                              alpha=0.25, ec="none")
                 # A lane holds pairs of rows: lines every 2 rows and every column.
-                _grid(zoom, 0, 0, shown_m, wn, 2, 1, grid, 0.6, "lane-lines")
-            elif tensor:
-                # Lines between the halves of each mma tile (rows g and g + 8).
-                _grid(zoom, 0, 0, wm, wn, sub_m // 2, sub_n, grid, 0.6, "lane-lines")
+                _grid(zoom, 0, 0, shown_m, zoom_n, 2, 1, grid, 0.6, "lane-lines")
             else:
-                _grid(zoom, 0, 0, wm, wn, t.tm, t.tn, grid, 0.6, "lane-lines")
+                _rect(zoom, (0, 0, shown_m, wn), "warp-zoom", fc=WARP_COLOUR, alpha=0.25,
+                      ec="none")
+                if tensor:
+                    # Lines between the halves of each mma tile (rows g and g + 8).
+                    _grid(zoom, 0, 0, wm, wn, sub_m // 2, sub_n, grid, 0.6, "lane-lines")
+                else:
+                    _grid(zoom, 0, 0, wm, wn, t.tm, t.tn, grid, 0.6, "lane-lines")
             for i in range(shown_m // sub_m):
-                for j in range(wniter):
+                # Chapter 16: each warp's stripes in the zoom, piece by piece.
+                for _, (col, cols) in zoomed:
+                    _rect(zoom, (i * sub_m, col - left, sub_m, cols), "subtile", fc="none",
+                          ec=ink, lw=1.6)
+                for j in range(0 if t.wgmma else wniter):
                     _rect(zoom, (i * sub_m, j * sub_n, sub_m, sub_n), "subtile", fc="none",
                           ec=ink, lw=1.6)
             for row, col, rows, cols in mine:
@@ -643,13 +813,16 @@ def tiling_figure(t: Tiling, mode: str) -> MplFigure:
                           ec="none")
             row, col, rows, cols = mine[0]
             _grid(zoom, row - top, col - left, rows, cols, 1, 1, ink, 0.4, "thread-cells")
-            _frame(zoom, shown_m, wn)
-            if t.wgmma:
-                _sides(zoom, theme, shown_m, wn, "rows", "columns")
+            _frame(zoom, shown_m, zoom_n)
+            if t.wgmma and len(zoomed) > 1:
+                _sides(zoom, theme, shown_m, zoom_n, "rows", None)
+                _stripe_names(zoom, theme, zoomed, left, t.marked_warp)
+            elif t.wgmma:
+                _sides(zoom, theme, shown_m, zoom_n, "rows", "columns")
             else:
                 _sides(zoom, theme, wm, wn, "WM", "WN")
             # The zoom lines belong to the block's panel, beneath its labels.
-            for x in (0, wn):
+            for x in (0, zoom_n):
                 line = ConnectionPatch(
                     xyA=(left + x, top + shown_m), coordsA=block.transData,
                     xyB=(x, 0), coordsB=zoom.transData, color=ink, lw=0.8, ls=(0, (3, 3)),
