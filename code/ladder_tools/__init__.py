@@ -1,6 +1,6 @@
 """The book's Python tools, one package for the commands (code/measure.py,
-code/sweep.py, code/analysis/), the tests and the book, in four
-subpackages: results/, analysis/, figures/ and sphinx/. The book's
+code/sweep.py, cli/), the tests and the book, in five subpackages:
+results/, analysis/, figures/, sphinx/ and cli/. The book's
 environment has it installed (pyproject.toml); the commands in code/ import
 it from their own folder, so they run with a bare python3. Standard library
 only, but for figures/ (matplotlib) and sphinx/ (Sphinx, docutils), which
@@ -45,4 +45,10 @@ figures/, the drawing (matplotlib): one module per figure, each declared once
 (figures/registry.py); `python -m ladder_tools.figures.draw` draws one alone.
 
 sphinx/, the book's Sphinx extensions, which docs/conf.py names.
+
+cli/, the commands, one module each (its __init__ says where the sweep and
+the figures' command are):
+  measure        the measure command (code/measure.py starts it)
+  occupancy      resident blocks per SM and occupancy of a binary's kernels
+  sass_mix       the instruction mix of a binary's kernels
 """

@@ -16,11 +16,13 @@ def has_gpu() -> bool:
 
 
 def load_command(name: str) -> ModuleType:
-    """The command code/<name>.py (measure, sweep) as a module, for a test to
-    call its functions. The commands are scripts, not part of the installed
-    package: they run with a bare python3 and import ladder_tools from their
-    own folder. Loaded once, as `import` would: a test that patches one sees
+    """The command `name` as a module, for a test to call its functions: the
+    package's ladder_tools.cli.<name> (measure), or the script code/<name>.py
+    (sweep, which runs with a bare python3 and imports ladder_tools from its
+    own folder). Loaded once, as `import` would: a test that patches one sees
     the same module as the next."""
+    if importlib.util.find_spec(f"ladder_tools.cli.{name}") is not None:
+        return importlib.import_module(f"ladder_tools.cli.{name}")
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, ROOT / "code" / f"{name}.py")
         assert spec is not None and spec.loader is not None

@@ -275,7 +275,7 @@ def test_command_line_gives_occupancy_per_kernel(tmp_path):
     threads_map = tmp_path / "threads.json"
     threads_map.write_text(json.dumps({"with_shared": 1024}))
     done = subprocess.run(
-        [sys.executable, str(REPO / "code" / "analysis" / "occupancy.py"), str(cubin),
+        [sys.executable, "-m", "ladder_tools.cli.occupancy", str(cubin),
          "--threads-map", str(threads_map), "--json"],
         capture_output=True, text=True, check=True,
     )
@@ -288,7 +288,7 @@ def test_command_line_gives_occupancy_per_kernel(tmp_path):
 
 def test_command_line_without_binary():
     done = subprocess.run(
-        [sys.executable, str(REPO / "code" / "analysis" / "occupancy.py"), "--arch", "sm_90",
+        [sys.executable, "-m", "ladder_tools.cli.occupancy", "--arch", "sm_90",
          "--threads", "256", "--regs", "128", "--json"],
         capture_output=True, text=True, check=True,
     )

@@ -1,5 +1,5 @@
-"""The package's map: ladder_tools' docstring lists the modules of results/
-and analysis/ one per line, and that list must name each module there, and
+"""The package's map: ladder_tools' docstring lists the modules of results/,
+analysis/ and cli/ one per line, and that list must name each module there, and
 nothing else, so that a module added or removed shows up here."""
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ def test_results_lists_every_module_and_no_other():
 
 def test_analysis_lists_every_module_and_no_other():
     assert listed("analysis") == on_disk("analysis")
+
+
+def test_cli_lists_every_module_and_no_other():
+    assert listed("cli") == on_disk("cli")
 
 
 def test_the_top_level_modules_are_named():

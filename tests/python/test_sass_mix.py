@@ -245,7 +245,7 @@ def test_saved_dump_gives_the_same_counts(cubin, tmp_path, results):
 
 def test_command_line_prints_json(cubin):
     done = subprocess.run(
-        [sys.executable, str(REPO / "code" / "analysis" / "sass_mix.py"), str(cubin), "--kernel",
+        [sys.executable, "-m", "ladder_tools.cli.sass_mix", str(cubin), "--kernel",
          "float4_loop", "--json"],
         capture_output=True,
         text=True,

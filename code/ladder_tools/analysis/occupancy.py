@@ -28,7 +28,7 @@ kernel-name substring to threads.
 
 ``blocks_per_sm(arch, threads, regs, smem_bytes)`` returns the occupancy as
 a dictionary; ``read_resources(path)`` the per-kernel resources. The command
-code/analysis/occupancy.py prints them (as text, or as JSON with ``--json``).
+ladder_tools.cli.occupancy prints them (as text, or as JSON with ``--json``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ The closing ``BRA`` to its own address and the ``NOP`` padding after it are
 not code and are not counted.
 
 ``analyze_binary(path)`` and ``analyze_sass(text)`` return the counts as
-dictionaries; the command code/analysis/sass_mix.py prints them (as text,
+dictionaries; the command ladder_tools.cli.sass_mix prints them (as text,
 or as JSON with ``--json``).
 """
 

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """The instruction mix of each kernel's K-loop, from its SASS: the command.
 
-    build/venv/bin/python code/analysis/sass_mix.py build/bin/08-warp-tiling --kernel ch08:: \
+    build/venv/bin/python -m ladder_tools.cli.sass_mix build/bin/08-warp-tiling --kernel ch08:: \
         [--inner-trips 16] [--json]
 
 Prints, for each kernel of the binary (an executable, a cubin, or a saved

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Resident blocks per SM and occupancy, from a kernel's resources: the command.
 
-    build/venv/bin/python code/analysis/occupancy.py build/bin/08-warp-tiling --kernel ch08:: \
+    build/venv/bin/python -m ladder_tools.cli.occupancy build/bin/08-warp-tiling --kernel ch08:: \
         --threads 128
-    build/venv/bin/python code/analysis/occupancy.py --arch sm_90 --threads 256 --regs 128 \
+    build/venv/bin/python -m ladder_tools.cli.occupancy --arch sm_90 --threads 256 --regs 128 \
         --smem 0
 
 Prints each kernel's registers, shared memory, stack and local memory, and
