@@ -94,7 +94,7 @@ inline long long workspace_tf32(int M, int N, int K) {
 /// chapter 17's page teaches the cut), A rounded on chip and the last round
 /// cut at every size ("on-chip"), the 128 x 128 tile as the variant "square", the
 /// 256 x 128 one as "wide", the 64 x 128 one as "narrow", and "wide" with
-/// each consumer warp's columns in order as "wide-in-order" (c_col()). Chapter 17 runs
+/// each consumer warp's columns spread as "wide-spread" (c_col()). Chapter 17 runs
 /// the 3xTF32 tilings (Split and the others) of the same kernel.
 inline ladder::Chapter chapter() {
   return {
@@ -119,8 +119,8 @@ inline ladder::Chapter chapter() {
        variant<Chosen>("square", "TF32 on wgmma, 128 x 128 tiles"),
        variant<Wide>("wide", "TF32 on wgmma, 256 x 128 tiles"),
        variant<Narrow>("narrow", "TF32 on wgmma, 64 x 128 tiles"),
-       variant<WideInOrder>("wide-in-order",
-                            "TF32 on wgmma, 256 x 128 tiles, each warp's columns in order")},
+       variant<WideSpread>("wide-spread",
+                           "TF32 on wgmma, 256 x 128 tiles, each warp's columns spread")},
       true};
 }
 

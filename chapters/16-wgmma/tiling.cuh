@@ -37,10 +37,11 @@ static_assert(CONVERTERS % 32 == 0, "the converters are whole warps: each arrive
 /// memory, stage by stage, by the producer warpgroup's CONVERTERS threads
 /// (convert_a_tiles()), in place of the pass over A before the product
 /// (convert_a()). SPREAD: which columns of B each consumer warp multiplies
-/// (c_col()): spread so that its loads of B^T's fragments are free of bank
-/// conflicts, or in order, 16 side by side.
+/// (c_col()): in order, 16 side by side, or spread, so that its loads of
+/// B^T's fragments are free of bank conflicts, at the price of stores of C
+/// that fill each 32-byte sector half (the variant "wide-spread").
 template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false,
-          bool ON_CHIP_ = false, bool SPREAD_ = true>
+          bool ON_CHIP_ = false, bool SPREAD_ = false>
 struct Tiling {
   static constexpr int BM = BM_;
   static constexpr int PRODUCTS = PRODUCTS_;
@@ -96,9 +97,9 @@ using Wide = Tiling<256, 1, BK / 8, true>;
 /// Half as many rows: twice the blocks, for products whose 128 x 128 tiles
 /// leave SMs idle.
 using Narrow = Tiling<64, 1, BK / 8, true>;
-/// The wide tile with each consumer warp's 16 columns of B side by side
-/// (c_col() in order): its loads of B^T's fragments 2-way bank conflicted.
-using WideInOrder = Tiling<256, 1, BK / 8, true, false, false>;
+/// The wide tile with each consumer warp's columns of B spread (c_col()):
+/// its loads of B^T's fragments free of bank conflicts.
+using WideSpread = Tiling<256, 1, BK / 8, true, false, true>;
 /// The same three with A and B as wgmma reads them: truncated to TF32.
 using Truncated = Tiling<128>;
 using TruncatedWide = Tiling<256>;
@@ -156,7 +157,7 @@ __host__ __device__ constexpr int c_row(int lane, int j, int r) {
 /// spread, its lanes g read two 16-byte pieces of the row, p and p + 4, which
 /// the swizzle (XOR with k % 8) keeps in different halves of the row: 8
 /// different pieces, all 32 banks. In order they read pieces p and p + 1.
-__host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r, bool spread = true) {
+__host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r, bool spread = false) {
   const int g = lane / 4;
   if (!spread) return 16 * consumer_warp + g + 8 * (r / 2);
   return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * (g / 4) + g % 4 +

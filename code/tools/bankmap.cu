@@ -79,8 +79,8 @@ static_assert(Ch12::A_STRIDE % 4 == 2 && Ch12::STAGE_FLOATS % 4 == 0,
 /// Chapter 16's first load of B^T's fragment, as load_bt_fragment() makes
 /// it: lane (g, t) = (lane / 4, lane % 4) of consumer warp 0 reads register
 /// b[0] at step 0, row k = 8 * step + t of B's tile at column
-/// n0 = c_col(0, lane, 0, spread): spread (the kernel's default) or in order
-/// (the variant wide-in-order). With the swizzle, the float is
+/// n0 = c_col(0, lane, 0, spread): in order (the kernel's default) or spread
+/// (the variant wide-spread). With the swizzle, the float is
 /// b_tile_index(k, n0); without it, a tile copied as it lies in B: row k of
 /// box n0 / BOX_COLUMNS holds its BOX_COLUMNS columns in order.
 std::uint32_t ch16_bt_load(int lane, bool spread, bool swizzled) {

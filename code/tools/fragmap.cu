@@ -7,7 +7,8 @@
 // Printed, from chapter 14's own `__host__ __device__ constexpr` functions
 // (and, as the tiles "C16" and "C16.in-order", chapter 16's c_row and c_col:
 // where its consumer warps' wgmma accumulators land in C, with the columns
-// spread, as the kernel takes them, and in order, as wide-in-order does):
+// spread, as the variant wide-spread takes them, and in order, as the
+// kernel does):
 //   * the tiles: for each lane and register, the element of the 16 x 8 A
 //     tile (a_frag_row, a_frag_col), of the 8 x 8 B tile (b_frag_row,
 //     b_frag_col) and of the 16 x 8 C tile (c_frag_row, c_frag_col) it holds;

@@ -554,7 +554,8 @@ TEST(Chapter16Columns, SpreadWarpsPairUpInACopyBox) {
   // Warps 2i and 2i + 1 take the 32 columns of box i between them.
   for (int w = 0; w < 8; ++w)
     for (int lane = 0; lane < 32; ++lane)
-      for (int r = 0; r < 4; ++r) EXPECT_EQ(ch16::c_col(w, lane, r) / ch16::BOX_COLUMNS, w / 2);
+      for (int r = 0; r < 4; ++r)
+        EXPECT_EQ(ch16::c_col(w, lane, r, true) / ch16::BOX_COLUMNS, w / 2);
 }
 
 // Chapter 16's own launcher picks its tile by copy_rounds(), as the page

@@ -276,7 +276,7 @@ def test_no_zoom_line_or_thread_cell_crosses_a_warp_name(slug, binary, mode):
 
 #: Chapter 16's and 17's wgmma tilings: the columns spread, and the variant
 #: that keeps them in order.
-WGMMA_SLUGS = ["16-wgmma", "16-wgmma-wide-in-order", "17-3xtf32-wgmma"]
+WGMMA_SLUGS = ["16-wgmma", "16-wgmma-wide-spread", "17-3xtf32-wgmma"]
 
 
 def wgmma_variant(slug: str) -> dict:
@@ -332,7 +332,7 @@ def test_the_wgmma_columns_spread_and_in_order_differ():
     """fragmap's two maps of chapter 16's columns: the same warps' columns
     in order and spread, different ones; spread, warp 0 holds c_col's
     spread set (written out in chapter16_column()), in order 0 to 15."""
-    c = wgmma_variant("16-wgmma")
+    c = wgmma_variant("16-wgmma-wide-spread")
     report = run_fragmap(BUILD / "bin" / "fragmap")
     spread, in_order = tile(report, "C16"), tile(report, "C16.in-order")
     by_warp = {name: {w: sorted({e["col"] for e in t["elements"] if e["warp"] == w})
