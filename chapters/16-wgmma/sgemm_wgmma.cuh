@@ -67,6 +67,23 @@ __device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, con
 }
 // [end]
 
+// [store-pair]
+/// The two values a lane stores for row c_row(lane, j, r), r = 0 or 1, in
+/// stores half = 0 and 1, to columns c_store_col() ([c-store]): its own
+/// d[4 * j + r] and d[4 * j + r + 2] in order; spread, one of them exchanged
+/// with lane XOR 16. Every lane of the warp calls it.
+template <bool SPREAD, int N>
+__device__ void store_pair(const float (&d)[N], int j, int r, int lane, float (&out)[2]) {
+  const float mine[2] = {d[4 * j + r], d[4 * j + r + 2]};
+  float received = 0.0f;
+  if constexpr (SPREAD)
+    received = __shfl_xor_sync(0xffffffffu, sent_half(lane) == 1 ? mine[1] : mine[0], 16);
+#pragma unroll
+  for (int half = 0; half < 2; ++half)
+    out[half] = store_swaps(lane, half, SPREAD) ? received : mine[half];
+}
+// [end]
+
 // [kernel]
 /// @brief C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and
 /// C (M x N), one block per BM x BN tile of C, or per slice of a tile that
@@ -157,15 +174,21 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     fp32_where_not_finite<T>(d, A, B, M, N, K, tile_m, tile_n, consumer_warp, lane,
                              work.first_step * BK, k_end);
 
-    // d holds C^T; c_row() and c_col() say where each accumulator lands in C.
+    // d holds C^T; c_row() and c_store_col() say where each value lands in C.
     // Unrolled, so that d is indexed by constants and stays in registers.
     if (work.slice >= 0) {  // a slice: its sums as they are, into its matrix
       float* out = partials + static_cast<size_t>(work.slice) * BM * BN;
 #pragma unroll
       for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
-        for (int r = 0; r < 4; ++r)
-          out[c_row(lane, j, r) * BN + c_col(consumer_warp, lane, r, T::SPREAD)] = d[4 * j + r];
+        for (int r = 0; r < 2; ++r) {
+          float v[2];
+          store_pair<T::SPREAD>(d, j, r, lane, v);
+#pragma unroll
+          for (int half = 0; half < 2; ++half)
+            out[c_row(lane, j, r) * BN + c_store_col(consumer_warp, lane, half, T::SPREAD)] =
+                v[half];
+        }
       add_slices<T>(partials, cut, work, C, M, N, alpha, beta, tile_m, tile_n,
                     threadIdx.x - WARPGROUP);
       return;
@@ -173,12 +196,17 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
 #pragma unroll
     for (int j = 0; j < BM / 8; ++j)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int m = tile_m + c_row(lane, j, r),
-                  n = tile_n + c_col(consumer_warp, lane, r, T::SPREAD);
-        if (m < M && n < N) {
-          float* c = C + static_cast<size_t>(m) * N + n;
-          *c = alpha * d[4 * j + r] + (beta != 0.0f ? beta * *c : 0.0f);
+      for (int r = 0; r < 2; ++r) {
+        float v[2];
+        store_pair<T::SPREAD>(d, j, r, lane, v);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int m = tile_m + c_row(lane, j, r),
+                    n = tile_n + c_store_col(consumer_warp, lane, half, T::SPREAD);
+          if (m < M && n < N) {
+            float* c = C + static_cast<size_t>(m) * N + n;
+            *c = alpha * v[half] + (beta != 0.0f ? beta * *c : 0.0f);
+          }
         }
       }
   }

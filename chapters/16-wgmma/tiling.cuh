@@ -38,8 +38,8 @@ static_assert(CONVERTERS % 32 == 0, "the converters are whole warps: each arrive
 /// (convert_a_tiles()), in place of the pass over A before the product
 /// (convert_a()). SPREAD: which columns of B each consumer warp multiplies
 /// (c_col()): in order, 16 side by side, or spread, so that its loads of
-/// B^T's fragments are free of bank conflicts, at the price of stores of C
-/// that fill each 32-byte sector half (the variant "wide-spread").
+/// B^T's fragments are free of bank conflicts, at the price of one shuffle
+/// per two stores of C (c_store_col(); the variant "wide-spread").
 template <int BM_, int PRODUCTS_ = 1, int SUM_STEPS_ = BK / 8, bool ROUNDED_ = false,
           bool ON_CHIP_ = false, bool SPREAD_ = false>
 struct Tiling {
@@ -162,6 +162,29 @@ __host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r, bool
   if (!spread) return 16 * consumer_warp + g + 8 * (r / 2);
   return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * (g / 4) + g % 4 +
          4 * (r / 2);
+}
+// [end]
+
+// [c-store]
+/// Where a lane stores its accumulators of rows c_row(lane, j, r), r = 0 or
+/// 1: two stores, half = 0 and 1. In order, store `half` writes the lane's
+/// own d[4 * j + r + 2 * half] to its column c_col(w, lane, r + 2 * half),
+/// and a row's eight lanes g fill one 32-byte sector. Spread, their columns
+/// would fill half of each of two sectors; lanes g and g + 4 (lane XOR 16)
+/// each hold the other's missing half. So lane g < 4 sends its second value,
+/// lane g >= 4 its first (sent_half()), and the value received takes the
+/// place of the one sent (store_swaps()). Store `half` then writes column
+/// c_store_col(): eight adjacent columns per row again.
+__host__ __device__ constexpr int sent_half(int lane) { return lane / 4 < 4 ? 1 : 0; }
+
+__host__ __device__ constexpr bool store_swaps(int lane, int half, bool spread) {
+  return spread && half == sent_half(lane);
+}
+
+__host__ __device__ constexpr int c_store_col(int consumer_warp, int lane, int half,
+                                              bool spread = false) {
+  if (!spread) return c_col(consumer_warp, lane, 2 * half, false);
+  return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * half + lane / 4;
 }
 // [end]
 
