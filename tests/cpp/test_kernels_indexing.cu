@@ -584,7 +584,8 @@ TEST(Chapter16Columns, EachStoreFillsWholeSectors) {
       for (int half = 0; half < 2; ++half)
         for (int t = 0; t < 4; ++t) {
           std::vector<int> columns;
-          for (int g = 0; g < 8; ++g) columns.push_back(ch16::c_store_col(w, 4 * g + t, half, spread));
+          for (int g = 0; g < 8; ++g)
+            columns.push_back(ch16::c_store_col(w, 4 * g + t, half, spread));
           std::sort(columns.begin(), columns.end());
           EXPECT_EQ(columns.front() % 8, 0) << spread << " " << w << " " << half;
           EXPECT_EQ(columns.back() - columns.front(), 7) << spread << " " << w << " " << half;
