@@ -67,23 +67,6 @@ __device__ void fp32_where_not_finite(float (&d)[T::BM / 2], const float* A, con
 }
 // [end]
 
-// [store-pair]
-/// The two values a lane stores for row c_row(lane, j, r), r = 0 or 1, in
-/// stores half = 0 and 1, to columns c_store_col() ([c-store]): its own
-/// d[4 * j + r] and d[4 * j + r + 2] in order; spread, one of them exchanged
-/// with lane XOR 16. Every lane of the warp calls it.
-template <bool SPREAD, int N>
-__device__ void store_pair(const float (&d)[N], int j, int r, int lane, float (&out)[2]) {
-  const float mine[2] = {d[4 * j + r], d[4 * j + r + 2]};
-  float received = 0.0f;
-  if constexpr (SPREAD)
-    received = __shfl_xor_sync(0xffffffffu, sent_half(lane) == 1 ? mine[1] : mine[0], 16);
-#pragma unroll
-  for (int half = 0; half < 2; ++half)
-    out[half] = store_swaps(lane, half, SPREAD) ? received : mine[half];
-}
-// [end]
-
 // [kernel]
 /// @brief C = alpha * A * B + beta * C for row-major A (M x K), B (K x N) and
 /// C (M x N), one block per BM x BN tile of C, or per slice of a tile that
@@ -174,7 +157,8 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
     fp32_where_not_finite<T>(d, A, B, M, N, K, tile_m, tile_n, consumer_warp, lane,
                              work.first_step * BK, k_end);
 
-    // d holds C^T; c_row() and c_store_col() say where each value lands in C.
+    // d holds C^T; c_row() and c_store_col() say where each value lands in C
+    // (store_pair(), [c-store]).
     // Unrolled, so that d is indexed by constants and stays in registers.
     if (work.slice >= 0) {  // a slice: its sums as they are, into its matrix
       float* out = partials + static_cast<size_t>(work.slice) * BM * BN;

@@ -186,6 +186,21 @@ __host__ __device__ constexpr int c_store_col(int consumer_warp, int lane, int h
   if (!spread) return c_col(consumer_warp, lane, 2 * half, false);
   return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * half + lane / 4;
 }
+
+/// The two values a lane stores for row c_row(lane, j, r), r = 0 or 1, in
+/// stores half = 0 and 1, to columns c_store_col(): its own d[4 * j + r]
+/// and d[4 * j + r + 2] in order; spread, one of them exchanged with lane
+/// XOR 16. Every lane of the warp calls it.
+template <bool SPREAD, int N>
+__device__ void store_pair(const float (&d)[N], int j, int r, int lane, float (&out)[2]) {
+  const float mine[2] = {d[4 * j + r], d[4 * j + r + 2]};
+  float received = 0.0f;
+  if constexpr (SPREAD)
+    received = __shfl_sync(0xffffffffu, sent_half(lane) == 1 ? mine[1] : mine[0], lane ^ 16);
+#pragma unroll
+  for (int half = 0; half < 2; ++half)
+    out[half] = store_swaps(lane, half, SPREAD) ? received : mine[half];
+}
 // [end]
 
 // [split-a]
