@@ -158,41 +158,36 @@ __global__ void __launch_bounds__(NUM_THREADS, 1)
                              work.first_step * BK, k_end);
 
     // d holds C^T; c_row() and c_store_col() say where each value lands in C
-    // (store_pair(), [c-store]).
+    // (stored_values(), [c-store]).
     // Unrolled, so that d is indexed by constants and stays in registers.
     if (work.slice >= 0) {  // a slice: its sums as they are, into its matrix
       float* out = partials + static_cast<size_t>(work.slice) * BM * BN;
 #pragma unroll
-      for (int j = 0; j < BM / 8; ++j)
+      for (int j = 0; j < BM / 8; ++j) {
+        float v[4];
+        stored_values<T::SPREAD>(d, j, lane, v);
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float v[2];
-          store_pair<T::SPREAD>(d, j, r, lane, v);
-#pragma unroll
-          for (int half = 0; half < 2; ++half)
-            out[c_row(lane, j, r) * BN + c_store_col(consumer_warp, lane, half, T::SPREAD)] =
-                v[half];
-        }
+        for (int r = 0; r < 4; ++r)
+          out[c_row(lane, j, r) * BN + c_store_col(consumer_warp, lane, r, T::SPREAD)] = v[r];
+      }
       add_slices<T>(partials, cut, work, C, M, N, alpha, beta, tile_m, tile_n,
                     threadIdx.x - WARPGROUP);
       return;
     }
 #pragma unroll
-    for (int j = 0; j < BM / 8; ++j)
+    for (int j = 0; j < BM / 8; ++j) {
+      float v[4];
+      stored_values<T::SPREAD>(d, j, lane, v);
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float v[2];
-        store_pair<T::SPREAD>(d, j, r, lane, v);
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int m = tile_m + c_row(lane, j, r),
-                    n = tile_n + c_store_col(consumer_warp, lane, half, T::SPREAD);
-          if (m < M && n < N) {
-            float* c = C + static_cast<size_t>(m) * N + n;
-            *c = alpha * v[half] + (beta != 0.0f ? beta * *c : 0.0f);
-          }
+      for (int r = 0; r < 4; ++r) {
+        const int m = tile_m + c_row(lane, j, r),
+                  n = tile_n + c_store_col(consumer_warp, lane, r, T::SPREAD);
+        if (m < M && n < N) {
+          float* c = C + static_cast<size_t>(m) * N + n;
+          *c = alpha * v[r] + (beta != 0.0f ? beta * *c : 0.0f);
         }
       }
+    }
   }
 }
 // [end]

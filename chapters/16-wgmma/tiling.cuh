@@ -166,14 +166,14 @@ __host__ __device__ constexpr int c_col(int consumer_warp, int lane, int r, bool
 // [end]
 
 // [c-store]
-/// Where a lane stores its accumulators of rows c_row(lane, j, r), r = 0 or
-/// 1: two stores, half = 0 and 1. In order, store `half` writes the lane's
-/// own d[4 * j + r + 2 * half] to its column c_col(w, lane, r + 2 * half),
-/// and a row's eight lanes g fill one 32-byte sector. Spread, their columns
-/// would fill half of each of two sectors; lanes g and g + 4 (lane XOR 16)
-/// each hold the other's missing half. So lane g < 4 sends its second value,
-/// lane g >= 4 its first (sent_half()), and the value received takes the
-/// place of the one sent (store_swaps()). Store `half` then writes column
+/// Where a lane stores its accumulators d[4 * j + r] (r = 0 .. 3) of rows
+/// c_row(lane, j, r). In order, value r goes to its own column
+/// c_col(w, lane, r), and a row's eight lanes g fill one 32-byte sector.
+/// Spread, they would fill half of each of two sectors; lanes g and g + 4
+/// (lane XOR 16) each hold the other's missing half. So for each pair
+/// (r, r + 2), r = 0 or 1, lane g < 4 sends its value r + 2, lane g >= 4 its
+/// value r (sent_half()), and the value received takes the place of the one
+/// sent (store_swaps(), half = r / 2). Store r then writes column
 /// c_store_col(): eight adjacent columns per row again.
 __host__ __device__ constexpr int sent_half(int lane) { return lane / 4 < 4 ? 1 : 0; }
 
@@ -181,25 +181,28 @@ __host__ __device__ constexpr bool store_swaps(int lane, int half, bool spread) 
   return spread && half == sent_half(lane);
 }
 
-__host__ __device__ constexpr int c_store_col(int consumer_warp, int lane, int half,
+__host__ __device__ constexpr int c_store_col(int consumer_warp, int lane, int r,
                                               bool spread = false) {
-  if (!spread) return c_col(consumer_warp, lane, 2 * half, false);
-  return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * half + lane / 4;
+  if (!spread) return c_col(consumer_warp, lane, r, false);
+  return BOX_COLUMNS * (consumer_warp / 2) + 8 * (consumer_warp % 2) + 16 * (r / 2) + lane / 4;
 }
 
-/// The two values a lane stores for row c_row(lane, j, r), r = 0 or 1, in
-/// stores half = 0 and 1, to columns c_store_col(): its own d[4 * j + r]
-/// and d[4 * j + r + 2] in order; spread, one of them exchanged with lane
-/// XOR 16. Every lane of the warp calls it.
+/// The four values v[r] a lane stores to columns c_store_col(w, lane, r) of
+/// rows c_row(lane, j, r): its own d[4 * j + r] in order; spread, after the
+/// exchange with lane XOR 16. Every lane of the warp calls it.
 template <bool SPREAD, int N>
-__device__ void store_pair(const float (&d)[N], int j, int r, int lane, float (&out)[2]) {
-  const float mine[2] = {d[4 * j + r], d[4 * j + r + 2]};
-  float received = 0.0f;
-  if constexpr (SPREAD)
-    received = __shfl_sync(0xffffffffu, sent_half(lane) == 1 ? mine[1] : mine[0], lane ^ 16);
+__device__ void stored_values(const float (&d)[N], int j, int lane, float (&v)[4]) {
 #pragma unroll
-  for (int half = 0; half < 2; ++half)
-    out[half] = store_swaps(lane, half, SPREAD) ? received : mine[half];
+  for (int r = 0; r < 4; ++r) v[r] = d[4 * j + r];
+  if constexpr (SPREAD) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float sent = sent_half(lane) == 1 ? v[r + 2] : v[r];
+      const float received = __shfl_sync(0xffffffffu, sent, lane ^ 16);
+      if (store_swaps(lane, 0, SPREAD)) v[r] = received;
+      if (store_swaps(lane, 1, SPREAD)) v[r + 2] = received;
+    }
+  }
 }
 // [end]
 

@@ -558,22 +558,21 @@ TEST(Chapter16Columns, SpreadWarpsPairUpInACopyBox) {
         EXPECT_EQ(ch16::c_col(w, lane, r, true) / ch16::BOX_COLUMNS, w / 2);
 }
 
-// Each store writes the accumulator it should: the value a lane holds after
-// store_pair()'s exchange (its own, or lane XOR 16's sent_half()) belongs at
-// row c_row() and column c_store_col().
+// Each store writes the accumulator it should: the value r a lane holds
+// after stored_values()'s exchange (its own, or the one lane XOR 16 sent,
+// sent_half()) belongs at row c_row() and column c_store_col().
 TEST(Chapter16Columns, StoresWriteEachAccumulatorWhereItBelongs) {
   for (const bool spread : {false, true})
     for (int w = 0; w < 8; ++w)
       for (int lane = 0; lane < 32; ++lane)
-        for (int r = 0; r < 2; ++r)
-          for (int half = 0; half < 2; ++half) {
-            const bool swapped = ch16::store_swaps(lane, half, spread);
-            const int from = swapped ? (lane ^ 16) : lane;
-            const int reg = r + 2 * (swapped ? ch16::sent_half(from) : half);
-            EXPECT_EQ(ch16::c_col(w, from, reg, spread), ch16::c_store_col(w, lane, half, spread))
-                << spread << " " << w << " " << lane << " " << r << " " << half;
-            EXPECT_EQ(ch16::c_row(from, 0, reg), ch16::c_row(lane, 0, r));
-          }
+        for (int r = 0; r < 4; ++r) {
+          const bool swapped = ch16::store_swaps(lane, r / 2, spread);
+          const int from = swapped ? (lane ^ 16) : lane;
+          const int reg = swapped ? r % 2 + 2 * ch16::sent_half(from) : r;
+          EXPECT_EQ(ch16::c_col(w, from, reg, spread), ch16::c_store_col(w, lane, r, spread))
+              << spread << " " << w << " " << lane << " " << r;
+          EXPECT_EQ(ch16::c_row(from, 0, reg), ch16::c_row(lane, 0, r));
+        }
 }
 
 // The eight lanes g that store one row (equal t) write eight adjacent
@@ -581,14 +580,13 @@ TEST(Chapter16Columns, StoresWriteEachAccumulatorWhereItBelongs) {
 TEST(Chapter16Columns, EachStoreFillsWholeSectors) {
   for (const bool spread : {false, true})
     for (int w = 0; w < 8; ++w)
-      for (int half = 0; half < 2; ++half)
+      for (int r = 0; r < 4; ++r)
         for (int t = 0; t < 4; ++t) {
           std::vector<int> columns;
-          for (int g = 0; g < 8; ++g)
-            columns.push_back(ch16::c_store_col(w, 4 * g + t, half, spread));
+          for (int g = 0; g < 8; ++g) columns.push_back(ch16::c_store_col(w, 4 * g + t, r, spread));
           std::sort(columns.begin(), columns.end());
-          EXPECT_EQ(columns.front() % 8, 0) << spread << " " << w << " " << half;
-          EXPECT_EQ(columns.back() - columns.front(), 7) << spread << " " << w << " " << half;
+          EXPECT_EQ(columns.front() % 8, 0) << spread << " " << w << " " << r;
+          EXPECT_EQ(columns.back() - columns.front(), 7) << spread << " " << w << " " << r;
           EXPECT_EQ(std::unique(columns.begin(), columns.end()), columns.end());
         }
 }

@@ -1,6 +1,6 @@
 // Chapter 16's stores of C on the CPU emulation. Its kernel needs wgmma and
 // TMA, which the emulation does not run; but where each value lands is
-// tiling.cuh's plain code: store_pair(), whose shuffle (spread columns) runs
+// tiling.cuh's plain code: stored_values(), whose shuffle (spread columns) runs
 // here as a rendezvous of the warp's 32 fibers, and c_store_col(). The
 // kernel below is the epilogue's loop of sgemm_wgmma.cuh over 16 rows of
 // the tile, for all 8 consumer warps.
@@ -29,14 +29,13 @@ __global__ void store_rows(float* tile) {
     for (int r = 0; r < 4; ++r)
       d[4 * j + r] = static_cast<float>(ch16::c_row(lane, j, r) * ch16::BN +
                                         ch16::c_col(consumer_warp, lane, r, SPREAD));
-  for (int j = 0; j < kRowGroups; ++j)
-    for (int r = 0; r < 2; ++r) {
-      float v[2];
-      ch16::store_pair<SPREAD>(d, j, r, lane, v);
-      for (int half = 0; half < 2; ++half)
-        tile[ch16::c_row(lane, j, r) * ch16::BN +
-             ch16::c_store_col(consumer_warp, lane, half, SPREAD)] = v[half];
-    }
+  for (int j = 0; j < kRowGroups; ++j) {
+    float v[4];
+    ch16::stored_values<SPREAD>(d, j, lane, v);
+    for (int r = 0; r < 4; ++r)
+      tile[ch16::c_row(lane, j, r) * ch16::BN + ch16::c_store_col(consumer_warp, lane, r, SPREAD)] =
+          v[r];
+  }
 }
 
 template <bool SPREAD>

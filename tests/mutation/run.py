@@ -221,7 +221,7 @@ MUTATIONS = [
              "((column / 4) ^ (k % 8)) * 4", "(column / 4) * 4", ["index"],
              "chapter 16 reads B's tile as if the copy engine did not swizzle it"),
     Mutation("ch16-store-sends-the-wrong-half", "chapters/16-wgmma/tiling.cuh",
-             "sent_half(lane) == 1 ? mine[1] : mine[0]", "sent_half(lane) == 1 ? mine[0] : mine[1]",
+             "sent_half(lane) == 1 ? v[r + 2] : v[r]", "sent_half(lane) == 1 ? v[r] : v[r + 2]",
              ["emulation-ch16-store"],
              "chapter 16's spread stores swap the value a lane keeps, not the one it sends"),
     Mutation("ch16-store-swaps-the-wrong-store", "chapters/16-wgmma/tiling.cuh",
