@@ -389,6 +389,22 @@ TEST(Chapter13Tail, CountsAsTheChapterDoes) {
   EXPECT_DOUBLE_EQ(ch13::cost<Small>(k, 132, 3), 3.0 * 64 * 128 * (21 + 2 * (2 + 5 - 1)));
 }
 
+// Chapter 13's page: at 2047 Big's 128 tiles fill one round, as at 2048,
+// and the count adds only the copies, 0.13 of 2048's count.
+TEST(Chapter13Tail, At2047TheCountAddsOnlyTheCopies) {
+  const ch13::Plan odd = ch13::plan(2047, 2047, 2047, 132, 1, 3, {true, true}, /*aligned=*/false);
+  const ch13::Plan even = ch13::plan(2048, 2048, 2048, 132, 1, 3, {true, true});
+  EXPECT_TRUE(odd.packed);
+  EXPECT_FALSE(odd.small);
+  EXPECT_FALSE(even.small);
+  EXPECT_EQ(odd.schedule.tiles_m * odd.schedule.tiles_n, 128);
+  EXPECT_EQ(even.schedule.tiles_m * even.schedule.tiles_n, 128);
+  EXPECT_EQ(odd.schedule.steps, even.schedule.steps);
+  EXPECT_EQ(odd.schedule.slices, 1);
+  EXPECT_EQ(even.schedule.slices, 1);
+  EXPECT_NEAR(odd.cost / even.cost - 1.0, 0.13, 0.005);
+}
+
 TEST(Chapter13Tail, PacksWhenTheCopiesCostLessThanTheGeneralPath) {
   const auto plan = [](int M, int N, int K, long long workspace) {
     return ch13::plan(M, N, K, 132, 1, 3, {true, true}, /*aligned=*/false, workspace);
