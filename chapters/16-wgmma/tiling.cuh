@@ -1,9 +1,9 @@
 // Chapter 16's block tile, where its copies put B's floats in shared memory,
 // which columns of B each consumer warp multiplies, and how 3xTF32 splits
 // A's floats: shared by the kernel (kernel.cuh), the CPU tools that draw its
-// bank maps and fragments (code/tools/bankmap.cu, fragmap.cu) and the CPU
-// tests, none of which compiles wgmma. The counts that pick a tile are in
-// counts.cuh.
+// bank maps and fragments (code/tools/bankmap.cu, fragmap.cu), the CPU
+// tests and the CPU emulation of its stores of C, none of which compiles
+// wgmma. The counts that pick a tile are in counts.cuh.
 #pragma once
 
 #include <cmath>
