@@ -31,9 +31,10 @@ and exits with 1. It prints progress as it goes (each benchmark run with an
 estimate of the time left) and a summary table last. Nothing in results/ is
 written any other way.
 
---quick is a first look, in under 3 minutes on a Hopper GPU, build
-included: it builds the chapter binaries alone, caps every size list at
-2048 (a square or MxNxK problem with any dimension over 2048 is dropped),
+--quick is a first look, meant to take under 3 minutes on a Hopper GPU,
+build included (not yet timed there): it builds the chapter binaries
+alone, caps every size list at 2048 (a square or MxNxK problem with any
+dimension over 2048 is dropped),
 warms up 50 ms before each size instead of 300, and runs no GPU tests,
 sanitizer, ncu or random problems. Its results are
 partial, so it writes nothing to results/ (whose full results it would
@@ -590,8 +591,9 @@ def main() -> int:
                         help=f"only these chapters (folder names, '{TRANSPOSE}' for chapter 10's "
                              f"exercise and '{RANDOM}' for the random problems); default all")
     parser.add_argument("--quick", action="store_true",
-                        help=f"a first look in under 3 minutes: the chapter binaries alone are "
-                             f"built, every size with a dimension over {QUICK_LIMIT} is dropped, "
+                        help=f"a first look, meant for under 3 minutes: the chapter binaries "
+                             f"alone are built, every size with a dimension over {QUICK_LIMIT} "
+                             "is dropped, "
                              f"each size warms up {QUICK_WARMUP_MS:g} ms, no GPU tests, "
                              "sanitizer, ncu or random problems, and nothing is written to "
                              "results/")
