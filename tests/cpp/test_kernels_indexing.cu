@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ladder/bank_model.hpp>
+#include <set>
 #include <vector>
 
 #include "chapters/09-autotuning/kernel.cuh"
@@ -605,6 +606,29 @@ TEST(Chapter16Columns, EachStoreFillsWholeSectors) {
           EXPECT_EQ(columns.back() - columns.front(), 7) << spread << " " << w << " " << r;
           EXPECT_EQ(std::unique(columns.begin(), columns.end()), columns.end());
         }
+}
+
+// The 32-byte sectors one store instruction (r, every lane) writes: its four
+// rows (t) times the sectors of each row's eight columns. With the columns
+// stored in place, 4 in order and 8 spread (ncu at 4096 counted 4 and 8 per
+// request); after stored_values()'s exchange, 4 spread too.
+TEST(Chapter16Columns, SectorsPerStoreInstruction) {
+  const auto sectors = [](int w, int r, bool spread, bool exchanged) {
+    std::set<std::pair<int, int>> touched;  // (row, sector)
+    for (int lane = 0; lane < 32; ++lane) {
+      const int col =
+          exchanged ? ch16::c_store_col(w, lane, r, spread) : ch16::c_col(w, lane, r, spread);
+      touched.insert({ch16::c_row(lane, 0, r), col / 8});
+    }
+    return static_cast<int>(touched.size());
+  };
+  for (int w = 0; w < 8; ++w)
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_EQ(sectors(w, r, false, false), 4);
+      EXPECT_EQ(sectors(w, r, true, false), 8);
+      EXPECT_EQ(sectors(w, r, false, true), 4);
+      EXPECT_EQ(sectors(w, r, true, true), 4);
+    }
 }
 
 // Chapter 16's own launcher picks its tile by copy_rounds(), as the page
